@@ -1,0 +1,15 @@
+#pragma once
+// The weft subcommands. Adding one: write cli/<name>.cpp with an add_<name>_command that
+// registers a CLI11 subcommand and its callback, declare it here, call it in commands.cpp.
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace weft::cli {
+
+void add_all_commands(CLI::App& app);
+
+// The text of `weft --version`: weft, LibTorch, Z3 and CUDA availability.
+std::string version_text();
+
+}  // namespace weft::cli

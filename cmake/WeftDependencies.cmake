@@ -1,0 +1,18 @@
+# Every third-party package weft uses, all from Debian (scripts/setup installs them).
+find_package(Threads REQUIRED)
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3)  # Debian ships no Z3Config.cmake
+if(WEFT_TORCH)
+  find_package(Torch REQUIRED)
+endif()
+if(WEFT_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()
+if(WEFT_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

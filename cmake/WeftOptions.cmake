@@ -1,0 +1,62 @@
+# Compiler settings shared by every weft target: ccache, CUDA detection, sanitizers,
+# and weft_target_defaults(), which turns warnings into errors for our own code only.
+
+find_program(WEFT_CCACHE ccache)
+if(WEFT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${WEFT_CCACHE})
+  set(CMAKE_CUDA_COMPILER_LAUNCHER ${WEFT_CCACHE})
+endif()
+
+# CUDA: AUTO turns it on when nvcc exists (the default toolkit lives in /usr/local/cuda).
+set(WEFT_CUDA_ENABLED OFF)
+if(NOT WEFT_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER)
+    find_program(WEFT_NVCC nvcc HINTS /usr/local/cuda/bin)
+    if(WEFT_NVCC)
+      set(CMAKE_CUDA_COMPILER ${WEFT_NVCC})
+    endif()
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 80 90)  # CUDA 13 dropped everything below 75
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)
+    find_package(CUDAToolkit REQUIRED)
+    set(WEFT_CUDA_ENABLED ON)
+  elseif(WEFT_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "WEFT_CUDA=ON but no CUDA compiler (nvcc) was found; "
+                        "install the CUDA toolkit or configure with -DWEFT_CUDA=OFF")
+  endif()
+endif()
+
+if(WEFT_FUZZ AND NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "WEFT_FUZZ needs clang (libFuzzer): use the 'fuzz' preset")
+endif()
+
+set(WEFT_SANITIZE_FLAGS "")
+foreach(sanitizer IN LISTS WEFT_SANITIZE)
+  if(NOT sanitizer MATCHES "^(address|undefined)$")
+    message(FATAL_ERROR "WEFT_SANITIZE: '${sanitizer}' is not one of: address, undefined")
+  endif()
+  list(APPEND WEFT_SANITIZE_FLAGS -fsanitize=${sanitizer})
+endforeach()
+if(WEFT_SANITIZE_FLAGS)
+  list(APPEND WEFT_SANITIZE_FLAGS -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+endif()
+
+# Flags for our own targets (never for dependencies): strict warnings as errors,
+# sanitizers, and libFuzzer coverage instrumentation for the fuzz build.
+function(weft_target_defaults target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Werror -Wno-unused-parameter>)
+  if(WEFT_SANITIZE_FLAGS)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${WEFT_SANITIZE_FLAGS}>)
+    target_link_options(${target} PUBLIC ${WEFT_SANITIZE_FLAGS})
+  endif()
+  if(WEFT_FUZZ)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>)
+  endif()
+endfunction()
