@@ -1,0 +1,41 @@
+#pragma once
+// Element types of tensors, their sizes and names, and PyTorch's type-promotion lattice.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace weft {
+
+// The order is the promotion order within each category (bool < integers < floats).
+// New types (float16, bfloat16) are added here and in dtype.cpp's tables.
+enum class Dtype : std::uint8_t { Bool, Int32, Int64, Float32, Float64 };
+
+inline constexpr int kNumDtypes = 5;
+
+std::size_t itemsize(Dtype dtype);
+bool is_floating(Dtype dtype);
+bool is_integral(Dtype dtype, bool include_bool = false);
+
+// "float32", "int64", "bool", … (PyTorch's names without the "torch." prefix).
+const char* dtype_name(Dtype dtype);
+// Accepts the names above and PyTorch's aliases ("float", "double", "long", "int").
+std::optional<Dtype> dtype_from_name(std::string_view name);
+// Safetensors' names: "F32", "F64", "I64", "I32", "BOOL".
+const char* safetensors_dtype_name(Dtype dtype);
+std::optional<Dtype> dtype_from_safetensors_name(std::string_view name);
+
+// The smallest type that holds both (torch.promote_types).
+Dtype promote_types(Dtype a, Dtype b);
+
+// PyTorch's category rule (result_type): dimensioned tensors decide the type unless a
+// zero-dim tensor or a Python scalar is of a higher category (bool < integral < floating).
+// Arguments: the promoted type of each group, if the group is non-empty.
+Dtype combine_result_types(std::optional<Dtype> dimensioned, std::optional<Dtype> zero_dim,
+                           std::optional<Dtype> scalars);
+
+// The dtype a Python-style scalar gets when it joins a tensor operation as a "wrapped number".
+inline constexpr Dtype kDefaultFloat = Dtype::Float32;
+
+}  // namespace weft
