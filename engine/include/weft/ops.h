@@ -1,0 +1,181 @@
+#pragma once
+// Every differentiable operation of the engine, as free functions named like PyTorch's
+// (torch.* and torch.nn.functional.*). One op family per file in engine/src/ops/, with its
+// forward and backward side by side. The IR's op list (ir/op_kind.h) maps onto these.
+
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "weft/tensor.h"
+
+namespace weft {
+
+// ---- unary math (ops/unary.cpp) ----
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor log2(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tan(const Tensor& x);
+Tensor asin(const Tensor& x);
+Tensor acos(const Tensor& x);
+Tensor atan(const Tensor& x);
+Tensor sinh(const Tensor& x);
+Tensor cosh(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor erf(const Tensor& x);
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);  // half to even
+Tensor sign(const Tensor& x);
+
+// ---- activations (ops/activation.cpp) ----
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+Tensor elu(const Tensor& x, double alpha = 1.0);
+Tensor gelu(const Tensor& x, std::string_view approximate = "none");
+Tensor silu(const Tensor& x);
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
+
+// ---- binary arithmetic with broadcasting and type promotion (ops/binary.cpp) ----
+Tensor add(const Tensor& a, const Tensor& b, double alpha = 1.0);
+Tensor sub(const Tensor& a, const Tensor& b, double alpha = 1.0);
+Tensor mul(const Tensor& a, const Tensor& b);
+// rounding_mode: none (true division), "trunc" or "floor".
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode = {});
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, double exponent);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator+(const Tensor& a, double b);
+Tensor operator-(const Tensor& a, double b);
+Tensor operator*(const Tensor& a, double b);
+Tensor operator/(const Tensor& a, double b);
+Tensor operator+(double a, const Tensor& b);
+Tensor operator-(double a, const Tensor& b);
+Tensor operator*(double a, const Tensor& b);
+Tensor operator/(double a, const Tensor& b);
+
+// ---- comparison and logic, results are bool (ops/compare.cpp) ----
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& a);
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+
+// ---- reductions (ops/reduce.cpp); an empty dim list means every dim ----
+Tensor sum(const Tensor& x, IntList dims = {}, bool keepdim = false,
+           std::optional<Dtype> dtype = std::nullopt);
+Tensor mean(const Tensor& x, IntList dims = {}, bool keepdim = false);
+Tensor prod(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
+std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim = false);
+std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim = false);
+Tensor max(const Tensor& x);  // of every element
+Tensor min(const Tensor& x);
+Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor var(const Tensor& x, IntList dims = {}, std::int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& x, IntList dims = {}, std::int64_t correction = 1, bool keepdim = false);
+Tensor logsumexp(const Tensor& x, IntList dims, bool keepdim = false);
+
+// ---- softmax (ops/softmax.cpp) ----
+Tensor softmax(const Tensor& x, std::int64_t dim);
+Tensor log_softmax(const Tensor& x, std::int64_t dim);
+
+// ---- linear algebra (ops/matmul.cpp) ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double beta = 1.0,
+             double alpha = 1.0);
+
+// ---- convolution (ops/conv.cpp); one-element lists apply to every spatial dim ----
+Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
+              IntList stride = {1}, IntList padding = {0}, IntList dilation = {1},
+              std::int64_t groups = 1);
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
+              IntList stride = {1}, IntList padding = {0}, IntList dilation = {1},
+              std::int64_t groups = 1);
+
+// ---- pooling (ops/pool.cpp); an empty stride means stride = kernel_size ----
+Tensor max_pool1d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
+                  IntList dilation = {1}, bool ceil_mode = false);
+Tensor max_pool2d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
+                  IntList dilation = {1}, bool ceil_mode = false);
+Tensor avg_pool1d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true);
+Tensor avg_pool2d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true);
+Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size);
+
+// ---- normalization, dropout, embedding (ops/norm.cpp) ----
+// In training mode, running_mean/var (when defined) are updated in place like PyTorch's.
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum = 0.1,
+                  double eps = 1e-5);
+Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+// Zeroes elements with probability p using a generator seeded with `seed`, scales by 1/(1-p).
+Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
+Tensor embedding(const Tensor& indices, const Tensor& weight,
+                 std::optional<std::int64_t> padding_idx = std::nullopt);
+
+// ---- views and shape (ops/shape.cpp); also available as Tensor methods ----
+Tensor reshape(const Tensor& x, IntList shape);
+Tensor view(const Tensor& x, IntList shape);
+Tensor flatten(const Tensor& x, std::int64_t start_dim = 0, std::int64_t end_dim = -1);
+Tensor squeeze(const Tensor& x, IntList dims = {});
+Tensor unsqueeze(const Tensor& x, std::int64_t dim);
+Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1);
+Tensor permute(const Tensor& x, IntList dims);
+Tensor expand(const Tensor& x, IntList sizes);
+Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end,
+             std::int64_t step = 1);
+Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index);
+
+// ---- joining, splitting, padding (ops/join.cpp) ----
+Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& x, IntList section_sizes, std::int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim = 0);
+// pad lists (left, right) pairs starting from the last dim, as torch.nn.functional.pad.
+Tensor pad(const Tensor& x, IntList pad, std::string_view mode = "constant", double value = 0.0);
+
+// ---- triangles and indexing (ops/index.cpp) ----
+Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
+Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
+
+// ---- resampling (ops/interpolate.cpp): nearest, linear (3-d input), bilinear (4-d) ----
+Tensor interpolate(const Tensor& x, IntList size, std::string_view mode = "nearest",
+                   bool align_corners = false);
+
+// ---- type conversion (ops/cast.cpp): differentiable between floating types ----
+Tensor cast(const Tensor& x, Dtype dtype);
+
+}  // namespace weft

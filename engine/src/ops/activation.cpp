@@ -1,0 +1,202 @@
+// Activation functions: forward as a scalar function, derivative beside it. PyTorch's
+// conventions at kinks: relu'(0) = 0, leaky_relu'(0) = slope, hardtanh' = 0 at its bounds,
+// clamp' = 1 at its bounds; NaN propagates through every forward.
+#include <cmath>
+#include <limits>
+
+#include "kernels/elementwise.h"
+#include "weft/autograd.h"
+#include "weft/error.h"
+#include "weft/ops.h"
+
+namespace weft {
+
+namespace {
+using Grads = std::vector<Tensor>;
+using Saved = std::vector<Tensor>;
+
+template <typename F>
+Tensor map_float(const Tensor& x, const char* name, F f) {
+  return kernels::dispatch_floating(x.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return kernels::map_unary<T, T>(x, x.dtype(), [f](T v) { return static_cast<T>(f(v)); });
+  });
+}
+
+// Elementwise derivative mask/scale computed from x (no gradient of its own).
+template <typename F>
+Tensor derivative(const Tensor& x, F f) {
+  autograd::NoGradGuard guard;
+  return map_float(x, "derivative", f);
+}
+
+constexpr double kSqrt2 = 1.41421356237309504880;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+}  // namespace
+
+Tensor sigmoid(const Tensor& x0) {
+  const Tensor x = x0.to(kernels::floating_result(x0.dtype()));
+  Tensor out = map_float(x, "sigmoid", [](auto v) {
+    using T = decltype(v);
+    return T(1) / (T(1) + std::exp(-v));
+  });
+  autograd::record_function("SigmoidBackward0", {x}, {out}, {out},
+                            [](const Grads& g, const Saved& s) {
+                              return Grads{g[0] * s[0] * (1.0 - s[0])};
+                            });
+  return out;
+}
+
+Tensor relu(const Tensor& x) {
+  if (x.dtype() == Dtype::Bool) throw Error("\"relu\" not implemented for 'bool'");
+  Tensor out = kernels::dispatch(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return kernels::map_unary<T, T>(x, x.dtype(), [](T v) { return v > T(0) || v != v ? v : T(0); });
+  });
+  autograd::record_function("ReluBackward0", {x}, {out}, {out}, [](const Grads& g, const Saved& s) {
+    return Grads{where(gt(s[0], wrapped_scalar(0.0)), g[0], zeros_like(g[0]))};
+  });
+  return out;
+}
+
+Tensor leaky_relu(const Tensor& x, double slope) {
+  Tensor out = map_float(x, "leaky_relu", [slope](auto v) {
+    using T = decltype(v);
+    return v > T(0) ? v : v * T(slope);
+  });
+  autograd::record_function("LeakyReluBackward0", {x}, {out}, {x},
+                            [slope](const Grads& g, const Saved& s) {
+                              return Grads{g[0] * derivative(s[0], [slope](auto v) {
+                                             using T = decltype(v);
+                                             return v > T(0) ? T(1) : T(slope);
+                                           })};
+                            });
+  return out;
+}
+
+Tensor elu(const Tensor& x, double alpha) {
+  Tensor out = map_float(x, "elu", [alpha](auto v) {
+    using T = decltype(v);
+    return v > T(0) ? v : T(alpha) * std::expm1(v);
+  });
+  autograd::record_function("EluBackward0", {x}, {out}, {x}, [alpha](const Grads& g, const Saved& s) {
+    return Grads{g[0] * derivative(s[0], [alpha](auto v) {
+                   using T = decltype(v);
+                   return v > T(0) ? T(1) : T(alpha) * std::exp(v);
+                 })};
+  });
+  return out;
+}
+
+Tensor gelu(const Tensor& x, std::string_view approximate) {
+  if (approximate != "none" && approximate != "tanh") {
+    throw Error("approximate argument must be either none or tanh, got '" + std::string(approximate) + "'");
+  }
+  const bool use_tanh = approximate == "tanh";
+  Tensor out = map_float(x, "gelu", [use_tanh](auto v) {
+    using T = decltype(v);
+    if (use_tanh) {
+      const T inner = T(kSqrt2OverPi) * (v + T(0.044715) * v * v * v);
+      return T(0.5) * v * (T(1) + std::tanh(inner));
+    }
+    return T(0.5) * v * (T(1) + std::erf(v / T(kSqrt2)));
+  });
+  autograd::record_function(
+      "GeluBackward0", {x}, {out}, {x}, [use_tanh](const Grads& g, const Saved& s) {
+        return Grads{g[0] * derivative(s[0], [use_tanh](auto v) {
+                       using T = decltype(v);
+                       if (use_tanh) {
+                         const T inner = T(kSqrt2OverPi) * (v + T(0.044715) * v * v * v);
+                         const T t = std::tanh(inner);
+                         const T d_inner = T(kSqrt2OverPi) * (T(1) + T(3 * 0.044715) * v * v);
+                         return T(0.5) * (T(1) + t) + T(0.5) * v * (T(1) - t * t) * d_inner;
+                       }
+                       const T cdf = T(0.5) * (T(1) + std::erf(v / T(kSqrt2)));
+                       const T pdf = T(kInvSqrt2Pi) * std::exp(T(-0.5) * v * v);
+                       return cdf + v * pdf;
+                     })};
+      });
+  return out;
+}
+
+Tensor silu(const Tensor& x) {
+  Tensor out = map_float(x, "silu", [](auto v) {
+    using T = decltype(v);
+    return v / (T(1) + std::exp(-v));
+  });
+  autograd::record_function("SiluBackward0", {x}, {out}, {x}, [](const Grads& g, const Saved& s) {
+    return Grads{g[0] * derivative(s[0], [](auto v) {
+                   using T = decltype(v);
+                   const T sig = T(1) / (T(1) + std::exp(-v));
+                   return sig * (T(1) + v * (T(1) - sig));
+                 })};
+  });
+  return out;
+}
+
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  Tensor out = map_float(x, "softplus", [beta, threshold](auto v) {
+    using T = decltype(v);
+    return v * T(beta) > T(threshold) ? v : std::log1p(std::exp(v * T(beta))) / T(beta);
+  });
+  autograd::record_function(
+      "SoftplusBackward0", {x}, {out}, {x}, [beta, threshold](const Grads& g, const Saved& s) {
+        return Grads{g[0] * derivative(s[0], [beta, threshold](auto v) {
+                       using T = decltype(v);
+                       if (v * T(beta) > T(threshold)) return T(1);
+                       const T z = std::exp(v * T(beta));
+                       return z / (z + T(1));
+                     })};
+      });
+  return out;
+}
+
+Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+  if (min_val > max_val) throw Error("hardtanh: min_val cannot be greater than max_val");
+  Tensor out = map_float(x, "hardtanh", [min_val, max_val](auto v) {
+    using T = decltype(v);
+    return v != v ? v : std::min(std::max(v, T(min_val)), T(max_val));
+  });
+  autograd::record_function(
+      "HardtanhBackward0", {x}, {out}, {x}, [min_val, max_val](const Grads& g, const Saved& s) {
+        return Grads{g[0] * derivative(s[0], [min_val, max_val](auto v) {
+                       using T = decltype(v);
+                       return v <= T(min_val) || v >= T(max_val) ? T(0) : T(1);
+                     })};
+      });
+  return out;
+}
+
+Tensor clamp(const Tensor& x0, std::optional<double> min, std::optional<double> max) {
+  if (!min && !max) throw Error("torch.clamp: At least one of 'min' or 'max' must not be None");
+  const Tensor lo = wrapped_scalar(min.value_or(0.0)), hi = wrapped_scalar(max.value_or(0.0));
+  Dtype type = x0.dtype();
+  if (min) type = kernels::result_type({&x0, &lo});
+  if (max) {
+    type = promote_types(type, kernels::result_type({&x0, &hi}));
+  }
+  if (type == Dtype::Bool) throw Error("\"clamp\" not implemented for 'bool'");
+  const Tensor x = x0.to(type);
+  Tensor out = kernels::dispatch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T low = min ? static_cast<T>(*min) : std::numeric_limits<T>::lowest();
+    const T high = max ? static_cast<T>(*max) : std::numeric_limits<T>::max();
+    // min(max(x, low), high): when low > high every element becomes high, as in PyTorch.
+    return kernels::map_unary<T, T>(x, type, [low, high](T v) {
+      if (v != v) return v;
+      const T raised = v < low ? low : v;
+      return raised > high ? high : raised;
+    });
+  });
+  autograd::record_function("ClampBackward1", {x}, {out}, {x}, [min, max](const Grads& g, const Saved& s) {
+    return Grads{g[0] * derivative(s[0], [min, max](auto v) {
+                   using T = decltype(v);
+                   const bool inside = (!min || v >= T(*min)) && (!max || v <= T(*max));
+                   return inside ? T(1) : T(0);
+                 })};
+  });
+  return out;
+}
+
+}  // namespace weft

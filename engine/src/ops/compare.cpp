@@ -1,0 +1,75 @@
+// Comparisons and logic: bool results, no gradient. where() selects between two tensors and
+// routes the gradient to the side that was chosen.
+#include <cmath>
+
+#include "kernels/elementwise.h"
+#include "weft/autograd.h"
+#include "weft/ops.h"
+
+namespace weft {
+
+namespace {
+template <typename F>
+Tensor compare(const Tensor& a0, const Tensor& b0, F f) {
+  const Dtype type = kernels::result_type({&a0, &b0});
+  const Tensor a = a0.to(type), b = b0.to(type);
+  return kernels::dispatch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return kernels::map_binary<bool, T>(a, b, Dtype::Bool, [f](T x, T y) { return f(x, y); });
+  });
+}
+
+template <typename F>
+Tensor logical(const Tensor& a, const Tensor& b, F f) {
+  return compare(a.to(Dtype::Bool), b.to(Dtype::Bool), f);
+}
+}  // namespace
+
+Tensor eq(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x == y; }); }
+Tensor ne(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x != y; }); }
+Tensor lt(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x < y; }); }
+Tensor le(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x <= y; }); }
+Tensor gt(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x > y; }); }
+Tensor ge(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x >= y; }); }
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return logical(a, b, [](bool x, bool y) { return x && y; });
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return logical(a, b, [](bool x, bool y) { return x || y; });
+}
+Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  return logical(a, b, [](bool x, bool y) { return x != y; });
+}
+
+Tensor logical_not(const Tensor& a) {
+  const Tensor x = a.to(Dtype::Bool);
+  return kernels::map_unary<bool, bool>(x, Dtype::Bool, [](bool v) { return !v; });
+}
+
+Tensor where(const Tensor& condition, const Tensor& a0, const Tensor& b0) {
+  if (condition.dtype() != Dtype::Bool) {
+    throw Error(std::string("where expected condition to be a boolean tensor, but got a tensor "
+                            "with dtype ") + dtype_name(condition.dtype()));
+  }
+  const Dtype type = kernels::result_type({&a0, &b0});
+  const Tensor a = a0.to(type), b = b0.to(type);
+  const Shape shape = broadcast_shapes(broadcast_shapes(condition.sizes(), a.sizes()), b.sizes());
+  Tensor out = empty(shape, dtype(type));
+  kernels::dispatch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernels::ternary_loop<T, bool, T, T>(out, condition, a, b,
+                                          [](bool c, T x, T y) { return c ? x : y; });
+  });
+  const Shape sa = a.sizes(), sb = b.sizes();
+  autograd::record_function("WhereBackward0", {a, b}, {out}, {condition},
+                            [sa, sb](const std::vector<Tensor>& g, const std::vector<Tensor>& s) {
+                              const Tensor zero = zeros_like(g[0]);
+                              return std::vector<Tensor>{
+                                  autograd::sum_to(where(s[0], g[0], zero), sa),
+                                  autograd::sum_to(where(s[0], zero, g[0]), sb)};
+                            });
+  return out;
+}
+
+}  // namespace weft

@@ -1,0 +1,217 @@
+// Unary math. Each op: the forward as a scalar function mapped over the tensor, and its
+// derivative written with engine ops next to it. Integer inputs of real-valued functions
+// become float32 (PyTorch's int-to-float promotion); rounding ops have zero gradient.
+#include <cmath>
+
+#include "kernels/elementwise.h"
+#include "weft/autograd.h"
+#include "weft/ops.h"
+
+namespace weft {
+
+namespace {
+using Grads = std::vector<Tensor>;
+using Saved = std::vector<Tensor>;
+
+// Applies f (a generic lambda) to every element, in x's floating type.
+template <typename F>
+Tensor map_float(const Tensor& x, const char* name, F f) {
+  return kernels::dispatch_floating(x.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return kernels::map_unary<T, T>(x, x.dtype(), [f](T v) { return static_cast<T>(f(v)); });
+  });
+}
+
+// A real function of one variable: x → f(x), with backward(grad, x, out) → grad_x.
+template <typename F, typename B>
+Tensor real_function(const Tensor& x0, const char* name, const char* node, F f, B backward) {
+  const Tensor x = x0.to(kernels::floating_result(x0.dtype()));
+  Tensor out = map_float(x, name, f);
+  autograd::record_function(node, {x}, {out}, {x, out},
+                            [backward](const Grads& g, const Saved& s) {
+                              return Grads{backward(g[0], s[0], s[1])};
+                            });
+  return out;
+}
+
+// Piecewise-constant ops (floor, ceil, round, sign): identity on integers, zero gradient.
+template <typename F>
+Tensor step_function(const Tensor& x, const char* name, const char* node, F f) {
+  if (!x.is_floating_point()) {
+    if (x.dtype() == Dtype::Bool && std::string_view(name) == "sign") return x.clone();
+    if (x.dtype() == Dtype::Bool) {
+      throw Error(std::string("\"") + name + "\" not implemented for 'bool'");
+    }
+    if (std::string_view(name) != "sign") return x.clone();
+    return kernels::dispatch(x.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return kernels::map_unary<T, T>(x, x.dtype(), [](T v) { return T((T(0) < v) - (v < T(0))); });
+    });
+  }
+  Tensor out = map_float(x, name, f);
+  const Shape shape = x.sizes();
+  autograd::record_function(node, {x}, {out}, {}, [shape](const Grads& g, const Saved&) {
+    return Grads{zeros(shape, dtype(g[0].dtype()))};
+  });
+  return out;
+}
+
+constexpr double kLn2 = 0.69314718055994530942;
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+}  // namespace
+
+Tensor neg(const Tensor& x) {
+  Tensor out = kernels::dispatch_numeric(x.dtype(), "neg", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return kernels::map_unary<T, T>(x, x.dtype(), [](T v) { return static_cast<T>(U(0) - U(v)); });
+    } else {
+      return kernels::map_unary<T, T>(x, x.dtype(), [](T v) { return -v; });
+    }
+  });
+  autograd::record_function("NegBackward0", {x}, {out}, {},
+                            [](const Grads& g, const Saved&) { return Grads{neg(g[0])}; });
+  return out;
+}
+
+Tensor abs(const Tensor& x) {
+  Tensor out = kernels::dispatch(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) {
+      return x.clone();
+    } else if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return kernels::map_unary<T, T>(x, x.dtype(),
+                                      [](T v) { return v < 0 ? static_cast<T>(U(0) - U(v)) : v; });
+    } else {
+      return kernels::map_unary<T, T>(x, x.dtype(), [](T v) { return std::abs(v); });
+    }
+  });
+  autograd::record_function("AbsBackward0", {x}, {out}, {x}, [](const Grads& g, const Saved& s) {
+    return Grads{g[0] * sign(s[0])};
+  });
+  return out;
+}
+
+Tensor exp(const Tensor& x) {
+  return real_function(
+      x, "exp", "ExpBackward0", [](auto v) { return std::exp(v); },
+      [](const Tensor& g, const Tensor&, const Tensor& out) { return g * out; });
+}
+
+Tensor log(const Tensor& x) {
+  return real_function(
+      x, "log", "LogBackward0", [](auto v) { return std::log(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g / x; });
+}
+
+Tensor log2(const Tensor& x) {
+  return real_function(
+      x, "log2", "Log2Backward0", [](auto v) { return std::log2(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * kLn2); });
+}
+
+Tensor sqrt(const Tensor& x) {
+  return real_function(
+      x, "sqrt", "SqrtBackward0", [](auto v) { return std::sqrt(v); },
+      [](const Tensor& g, const Tensor&, const Tensor& out) { return g / (out * 2.0); });
+}
+
+Tensor rsqrt(const Tensor& x) {
+  return real_function(
+      x, "rsqrt", "RsqrtBackward0", [](auto v) { return decltype(v)(1) / std::sqrt(v); },
+      [](const Tensor& g, const Tensor&, const Tensor& out) {
+        return g * out * out * out * -0.5;
+      });
+}
+
+Tensor reciprocal(const Tensor& x) {
+  return real_function(
+      x, "reciprocal", "ReciprocalBackward0", [](auto v) { return decltype(v)(1) / v; },
+      [](const Tensor& g, const Tensor&, const Tensor& out) { return -g * out * out; });
+}
+
+Tensor sin(const Tensor& x) {
+  return real_function(
+      x, "sin", "SinBackward0", [](auto v) { return std::sin(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g * cos(x); });
+}
+
+Tensor cos(const Tensor& x) {
+  return real_function(
+      x, "cos", "CosBackward0", [](auto v) { return std::cos(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return -g * sin(x); });
+}
+
+Tensor tan(const Tensor& x) {
+  return real_function(
+      x, "tan", "TanBackward0", [](auto v) { return std::tan(v); },
+      [](const Tensor& g, const Tensor&, const Tensor& out) { return g * (out * out + 1.0); });
+}
+
+Tensor asin(const Tensor& x) {
+  return real_function(
+      x, "asin", "AsinBackward0", [](auto v) { return std::asin(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g * rsqrt(1.0 - x * x); });
+}
+
+Tensor acos(const Tensor& x) {
+  return real_function(
+      x, "acos", "AcosBackward0", [](auto v) { return std::acos(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return -g * rsqrt(1.0 - x * x); });
+}
+
+Tensor atan(const Tensor& x) {
+  return real_function(
+      x, "atan", "AtanBackward0", [](auto v) { return std::atan(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * x + 1.0); });
+}
+
+Tensor sinh(const Tensor& x) {
+  return real_function(
+      x, "sinh", "SinhBackward0", [](auto v) { return std::sinh(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g * cosh(x); });
+}
+
+Tensor cosh(const Tensor& x) {
+  return real_function(
+      x, "cosh", "CoshBackward0", [](auto v) { return std::cosh(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g * sinh(x); });
+}
+
+Tensor tanh(const Tensor& x) {
+  return real_function(
+      x, "tanh", "TanhBackward0", [](auto v) { return std::tanh(v); },
+      [](const Tensor& g, const Tensor&, const Tensor& out) { return g * (1.0 - out * out); });
+}
+
+Tensor erf(const Tensor& x) {
+  return real_function(
+      x, "erf", "ErfBackward0", [](auto v) { return std::erf(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) {
+        return g * exp(-(x * x)) * kTwoOverSqrtPi;
+      });
+}
+
+Tensor floor(const Tensor& x) {
+  return step_function(x, "floor", "FloorBackward0", [](auto v) { return std::floor(v); });
+}
+
+Tensor ceil(const Tensor& x) {
+  return step_function(x, "ceil", "CeilBackward0", [](auto v) { return std::ceil(v); });
+}
+
+Tensor round(const Tensor& x) {
+  // nearbyint in the default rounding mode rounds half to even, like torch.round.
+  return step_function(x, "round", "RoundBackward0", [](auto v) { return std::nearbyint(v); });
+}
+
+Tensor sign(const Tensor& x) {
+  return step_function(x, "sign", "SignBackward0", [](auto v) {
+    using T = decltype(v);
+    return std::isnan(v) ? v : T((T(0) < v) - (v < T(0)));
+  });
+}
+
+}  // namespace weft
