@@ -3,7 +3,7 @@
 namespace weft::cli {
 
 void add_all_commands(CLI::App& app) {
-  (void)app;  // subcommands are added here as their issues land
+  add_ops_command(app);
 }
 
 }  // namespace weft::cli

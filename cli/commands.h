@@ -9,6 +9,8 @@ namespace weft::cli {
 
 void add_all_commands(CLI::App& app);
 
+void add_ops_command(CLI::App& app);  // ops.cpp
+
 // The text of `weft --version`: weft, LibTorch, Z3 and CUDA availability.
 std::string version_text();
 

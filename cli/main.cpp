@@ -7,8 +7,9 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"weft: differential-testing fuzzer for deep-learning frameworks"};
-  app.set_version_flag("--version", weft::cli::version_text, "Print the versions of weft, "
-                                                           "LibTorch and Z3, and CUDA status");
+  app.set_version_flag("--version", weft::cli::version_text,
+                       "Print the versions of weft, "
+                       "LibTorch and Z3, and CUDA status");
   app.require_subcommand(0, 1);
   weft::cli::add_all_commands(app);
   try {

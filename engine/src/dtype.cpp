@@ -17,18 +17,30 @@ constexpr std::array<DtypeInfo, kNumDtypes> kInfo{{
     {"float32", "F32", 4},
     {"float64", "F64", 8},
 }};
-const DtypeInfo& info(Dtype dtype) { return kInfo[static_cast<std::size_t>(dtype)]; }
+const DtypeInfo& info(Dtype dtype) {
+  return kInfo[static_cast<std::size_t>(dtype)];
+}
 
-int category(Dtype dtype) { return dtype == Dtype::Bool ? 0 : is_floating(dtype) ? 2 : 1; }
+int category(Dtype dtype) {
+  return dtype == Dtype::Bool ? 0 : is_floating(dtype) ? 2 : 1;
+}
 }  // namespace
 
-std::size_t itemsize(Dtype dtype) { return info(dtype).size; }
-bool is_floating(Dtype dtype) { return dtype == Dtype::Float32 || dtype == Dtype::Float64; }
+std::size_t itemsize(Dtype dtype) {
+  return info(dtype).size;
+}
+bool is_floating(Dtype dtype) {
+  return dtype == Dtype::Float32 || dtype == Dtype::Float64;
+}
 bool is_integral(Dtype dtype, bool include_bool) {
   return dtype == Dtype::Int32 || dtype == Dtype::Int64 || (include_bool && dtype == Dtype::Bool);
 }
-const char* dtype_name(Dtype dtype) { return info(dtype).name; }
-const char* safetensors_dtype_name(Dtype dtype) { return info(dtype).safetensors_name; }
+const char* dtype_name(Dtype dtype) {
+  return info(dtype).name;
+}
+const char* safetensors_dtype_name(Dtype dtype) {
+  return info(dtype).safetensors_name;
+}
 
 std::optional<Dtype> dtype_from_name(std::string_view name) {
   for (int i = 0; i < kNumDtypes; ++i) {
@@ -56,7 +68,8 @@ Dtype promote_types(Dtype a, Dtype b) {
 Dtype combine_result_types(std::optional<Dtype> dimensioned, std::optional<Dtype> zero_dim,
                            std::optional<Dtype> scalars) {
   // Mirrors ATen's combine_categories(higher, lower), applied as dim ∘ (zero ∘ scalar).
-  auto combine = [](std::optional<Dtype> higher, std::optional<Dtype> lower) -> std::optional<Dtype> {
+  auto combine = [](std::optional<Dtype> higher,
+                    std::optional<Dtype> lower) -> std::optional<Dtype> {
     if (!higher) return lower;
     if (!lower) return higher;
     if (category(*higher) >= category(*lower)) {

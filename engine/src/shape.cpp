@@ -35,8 +35,8 @@ std::int64_t wrap_dim(std::int64_t dim, std::int64_t rank) {
   const std::int64_t effective = std::max<std::int64_t>(rank, 1);
   if (dim < -effective || dim >= effective) {
     throw Error("Dimension out of range (expected to be in range of [" +
-                std::to_string(-effective) + ", " + std::to_string(effective - 1) +
-                "], but got " + std::to_string(dim) + ")");
+                std::to_string(-effective) + ", " + std::to_string(effective - 1) + "], but got " +
+                std::to_string(dim) + ")");
   }
   return dim < 0 ? dim + effective : dim;
 }

@@ -47,25 +47,50 @@ Storage::Storage(std::size_t nbytes, Device device) : nbytes_(nbytes), device_(d
   if (device.type != DeviceType::CPU) {
     throw Error("weft's engine allocates on the CPU only; got device " + device.str());
   }
-  const std::size_t rounded = (std::max<std::size_t>(nbytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  const std::size_t rounded =
+      (std::max<std::size_t>(nbytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   data_ = std::aligned_alloc(kAlignment, rounded);
   if (!data_) throw Error("out of memory allocating " + std::to_string(nbytes) + " bytes");
 }
 
-Storage::~Storage() { std::free(data_); }
+Storage::~Storage() {
+  std::free(data_);
+}
 
 // ---- metadata ----
-const Shape& Tensor::sizes() const { return checked(impl_).sizes; }
-const Shape& Tensor::strides() const { return checked(impl_).strides; }
-std::int64_t Tensor::size(std::int64_t d) const { return sizes()[wrap_dim(d, dim())]; }
-std::int64_t Tensor::stride(std::int64_t d) const { return strides()[wrap_dim(d, dim())]; }
-std::int64_t Tensor::dim() const { return static_cast<std::int64_t>(sizes().size()); }
-std::int64_t Tensor::numel() const { return numel_of(sizes()); }
-std::int64_t Tensor::storage_offset() const { return checked(impl_).offset; }
-Dtype Tensor::dtype() const { return checked(impl_).dtype; }
-Device Tensor::device() const { return checked(impl_).storage->device(); }
-const std::shared_ptr<Storage>& Tensor::storage() const { return checked(impl_).storage; }
-std::uint32_t Tensor::version() const { return storage()->version(); }
+const Shape& Tensor::sizes() const {
+  return checked(impl_).sizes;
+}
+const Shape& Tensor::strides() const {
+  return checked(impl_).strides;
+}
+std::int64_t Tensor::size(std::int64_t d) const {
+  return sizes()[wrap_dim(d, dim())];
+}
+std::int64_t Tensor::stride(std::int64_t d) const {
+  return strides()[wrap_dim(d, dim())];
+}
+std::int64_t Tensor::dim() const {
+  return static_cast<std::int64_t>(sizes().size());
+}
+std::int64_t Tensor::numel() const {
+  return numel_of(sizes());
+}
+std::int64_t Tensor::storage_offset() const {
+  return checked(impl_).offset;
+}
+Dtype Tensor::dtype() const {
+  return checked(impl_).dtype;
+}
+Device Tensor::device() const {
+  return checked(impl_).storage->device();
+}
+const std::shared_ptr<Storage>& Tensor::storage() const {
+  return checked(impl_).storage;
+}
+std::uint32_t Tensor::version() const {
+  return storage()->version();
+}
 
 void* Tensor::raw_data() const {
   const TensorImpl& t = checked(impl_);
@@ -124,9 +149,13 @@ Tensor Tensor::clone() const {
   return out;
 }
 
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+Tensor Tensor::contiguous() const {
+  return is_contiguous() ? *this : clone();
+}
 
-Tensor Tensor::to(Dtype target) const { return target == dtype() ? *this : cast(*this, target); }
+Tensor Tensor::to(Dtype target) const {
+  return target == dtype() ? *this : cast(*this, target);
+}
 
 Tensor Tensor::to(Device device) const {
   if (device != kCPU) {
@@ -186,8 +215,10 @@ std::string Tensor::str() const {
     os << "...";
   }
   os << ", shape=" << shape_str(sizes()) << ", dtype=" << dtype_name(dtype());
-  if (grad_fn()) os << ", grad_fn=<" << grad_fn()->name() << ">";
-  else if (requires_grad()) os << ", requires_grad=True";
+  if (grad_fn())
+    os << ", grad_fn=<" << grad_fn()->name() << ">";
+  else if (requires_grad())
+    os << ", requires_grad=True";
   os << ")";
   return os.str();
 }
@@ -213,10 +244,18 @@ Tensor& Tensor::requires_grad_(bool requires) {
   return *this;
 }
 
-bool Tensor::is_leaf() const { return checked(impl_).grad_fn == nullptr; }
-const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const { return checked(impl_).grad_fn; }
-std::uint32_t Tensor::output_nr() const { return checked(impl_).output_nr; }
-Tensor Tensor::grad() const { return Tensor(checked(impl_).grad); }
+bool Tensor::is_leaf() const {
+  return checked(impl_).grad_fn == nullptr;
+}
+const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
+  return checked(impl_).grad_fn;
+}
+std::uint32_t Tensor::output_nr() const {
+  return checked(impl_).output_nr;
+}
+Tensor Tensor::grad() const {
+  return Tensor(checked(impl_).grad);
+}
 void Tensor::set_grad(const Tensor& grad) const {
   const_cast<TensorImpl&>(checked(impl_)).grad = grad.impl_ptr();
 }
@@ -231,28 +270,48 @@ void Tensor::retain_grad() const {
   t.grad_fn->retained().emplace_back(t.output_nr, impl_);
 }
 
-bool Tensor::retains_grad() const { return checked(impl_).retains_grad; }
+bool Tensor::retains_grad() const {
+  return checked(impl_).retains_grad;
+}
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
   autograd::backward({*this}, {gradient}, retain_graph, create_graph);
 }
 
 // ---- method forms of ops ----
-Tensor Tensor::view(IntList shape) const { return weft::view(*this, shape); }
-Tensor Tensor::reshape(IntList shape) const { return weft::reshape(*this, shape); }
-Tensor Tensor::flatten(std::int64_t s, std::int64_t e) const { return weft::flatten(*this, s, e); }
-Tensor Tensor::squeeze() const { return weft::squeeze(*this); }
-Tensor Tensor::squeeze(IntList dims) const { return weft::squeeze(*this, dims); }
-Tensor Tensor::unsqueeze(std::int64_t d) const { return weft::unsqueeze(*this, d); }
+Tensor Tensor::view(IntList shape) const {
+  return weft::view(*this, shape);
+}
+Tensor Tensor::reshape(IntList shape) const {
+  return weft::reshape(*this, shape);
+}
+Tensor Tensor::flatten(std::int64_t s, std::int64_t e) const {
+  return weft::flatten(*this, s, e);
+}
+Tensor Tensor::squeeze() const {
+  return weft::squeeze(*this);
+}
+Tensor Tensor::squeeze(IntList dims) const {
+  return weft::squeeze(*this, dims);
+}
+Tensor Tensor::unsqueeze(std::int64_t d) const {
+  return weft::unsqueeze(*this, d);
+}
 Tensor Tensor::transpose(std::int64_t a, std::int64_t b) const {
   return weft::transpose(*this, a, b);
 }
 Tensor Tensor::t() const {
-  if (dim() > 2) throw Error("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(dim()) + "D");
+  if (dim() > 2)
+    throw Error("t() expects a tensor with <= 2 dimensions, but self is " + std::to_string(dim()) +
+                "D");
   return dim() < 2 ? *this : weft::transpose(*this, 0, 1);
 }
-Tensor Tensor::permute(IntList dims) const { return weft::permute(*this, dims); }
-Tensor Tensor::expand(IntList s) const { return weft::expand(*this, s); }
+Tensor Tensor::permute(IntList dims) const {
+  return weft::permute(*this, dims);
+}
+Tensor Tensor::expand(IntList s) const {
+  return weft::expand(*this, s);
+}
 Tensor Tensor::slice(std::int64_t d, std::int64_t s, std::int64_t e, std::int64_t step) const {
   return weft::slice(*this, d, s, e, step);
 }
@@ -265,27 +324,65 @@ Tensor Tensor::narrow(std::int64_t d, std::int64_t start, std::int64_t length) c
   }
   return weft::slice(*this, wrapped, start, start + length, 1);
 }
-Tensor Tensor::select(std::int64_t d, std::int64_t i) const { return weft::select(*this, d, i); }
-Tensor Tensor::sum() const { return weft::sum(*this); }
-Tensor Tensor::sum(IntList dims, bool keepdim) const { return weft::sum(*this, dims, keepdim); }
-Tensor Tensor::mean() const { return weft::mean(*this); }
-Tensor Tensor::mean(IntList dims, bool keepdim) const { return weft::mean(*this, dims, keepdim); }
-Tensor Tensor::exp() const { return weft::exp(*this); }
-Tensor Tensor::log() const { return weft::log(*this); }
-Tensor Tensor::relu() const { return weft::relu(*this); }
-Tensor Tensor::sigmoid() const { return weft::sigmoid(*this); }
-Tensor Tensor::tanh() const { return weft::tanh(*this); }
-Tensor Tensor::abs() const { return weft::abs(*this); }
-Tensor Tensor::sqrt() const { return weft::sqrt(*this); }
-Tensor Tensor::neg() const { return weft::neg(*this); }
-Tensor Tensor::pow(double e) const { return weft::pow(*this, e); }
-Tensor Tensor::matmul(const Tensor& o) const { return weft::matmul(*this, o); }
-Tensor Tensor::argmax(std::optional<std::int64_t> d, bool k) const { return weft::argmax(*this, d, k); }
-Tensor Tensor::softmax(std::int64_t d) const { return weft::softmax(*this, d); }
-Tensor Tensor::log_softmax(std::int64_t d) const { return weft::log_softmax(*this, d); }
+Tensor Tensor::select(std::int64_t d, std::int64_t i) const {
+  return weft::select(*this, d, i);
+}
+Tensor Tensor::sum() const {
+  return weft::sum(*this);
+}
+Tensor Tensor::sum(IntList dims, bool keepdim) const {
+  return weft::sum(*this, dims, keepdim);
+}
+Tensor Tensor::mean() const {
+  return weft::mean(*this);
+}
+Tensor Tensor::mean(IntList dims, bool keepdim) const {
+  return weft::mean(*this, dims, keepdim);
+}
+Tensor Tensor::exp() const {
+  return weft::exp(*this);
+}
+Tensor Tensor::log() const {
+  return weft::log(*this);
+}
+Tensor Tensor::relu() const {
+  return weft::relu(*this);
+}
+Tensor Tensor::sigmoid() const {
+  return weft::sigmoid(*this);
+}
+Tensor Tensor::tanh() const {
+  return weft::tanh(*this);
+}
+Tensor Tensor::abs() const {
+  return weft::abs(*this);
+}
+Tensor Tensor::sqrt() const {
+  return weft::sqrt(*this);
+}
+Tensor Tensor::neg() const {
+  return weft::neg(*this);
+}
+Tensor Tensor::pow(double e) const {
+  return weft::pow(*this, e);
+}
+Tensor Tensor::matmul(const Tensor& o) const {
+  return weft::matmul(*this, o);
+}
+Tensor Tensor::argmax(std::optional<std::int64_t> d, bool k) const {
+  return weft::argmax(*this, d, k);
+}
+Tensor Tensor::softmax(std::int64_t d) const {
+  return weft::softmax(*this, d);
+}
+Tensor Tensor::log_softmax(std::int64_t d) const {
+  return weft::log_softmax(*this, d);
+}
 
 // ---- in-place ----
-Tensor& Tensor::zero_() { return fill_(0.0); }
+Tensor& Tensor::zero_() {
+  return fill_(0.0);
+}
 
 Tensor& Tensor::fill_(double value) {
   // Through copy_, so a non-leaf's history is cut (its old value no longer matters).
@@ -321,8 +418,8 @@ namespace {
 // In-place updates compute out of place, then copy back. With history, the op reads a clone
 // so that what it saves for backward is not the tensor being overwritten.
 Tensor inplace_operand(const Tensor& self, const Tensor& other) {
-  const bool needs_history =
-      autograd::grad_enabled() && (self.requires_grad() || (other.defined() && other.requires_grad()));
+  const bool needs_history = autograd::grad_enabled() &&
+                             (self.requires_grad() || (other.defined() && other.requires_grad()));
   return needs_history ? self.clone() : self;
 }
 }  // namespace
@@ -384,45 +481,61 @@ Tensor zeros(IntList shape, TensorOptions options) {
   return t;
 }
 
-Tensor ones(IntList shape, TensorOptions options) { return full(shape, 1.0, options); }
-Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), dtype(t.dtype())); }
-Tensor ones_like(const Tensor& t) { return ones(t.sizes(), dtype(t.dtype())); }
-Tensor empty_like(const Tensor& t) { return empty(t.sizes(), dtype(t.dtype())); }
-Tensor full_like(const Tensor& t, double value) { return full(t.sizes(), value, dtype(t.dtype())); }
+Tensor ones(IntList shape, TensorOptions options) {
+  return full(shape, 1.0, options);
+}
+Tensor zeros_like(const Tensor& t) {
+  return zeros(t.sizes(), dtype(t.dtype()));
+}
+Tensor ones_like(const Tensor& t) {
+  return ones(t.sizes(), dtype(t.dtype()));
+}
+Tensor empty_like(const Tensor& t) {
+  return empty(t.sizes(), dtype(t.dtype()));
+}
+Tensor full_like(const Tensor& t, double value) {
+  return full(t.sizes(), value, dtype(t.dtype()));
+}
 
-Tensor scalar_tensor(double value, TensorOptions options) { return full({}, value, options); }
+Tensor scalar_tensor(double value, TensorOptions options) {
+  return full({}, value, options);
+}
 
 Tensor wrapped_scalar(double value) {
-  // Whole numbers behave like Python ints (int64), others like Python floats (float64 storage,
-  // float32 in promotion): the same rules as a Python scalar in PyTorch.
-  const bool whole = std::isfinite(value) && std::nearbyint(value) == value &&
-                     std::fabs(value) < 9.2e18;
-  Tensor t = make_tensor({}, whole ? Dtype::Int64 : Dtype::Float64);
-  if (whole) {
-    *t.data<std::int64_t>() = static_cast<std::int64_t>(value);
-  } else {
-    *t.data<double>() = value;
-  }
+  // A C++ double is a floating scalar (like a Python float): float64 storage, float32 in
+  // promotion, so int_tensor * 2.0 is float32 as in LibTorch.
+  Tensor t = make_tensor({}, Dtype::Float64);
+  *t.data<double>() = value;
   t.impl()->is_wrapped_number = true;
   return t;
 }
 
-Tensor arange(double end, std::optional<Dtype> dtype) { return arange(0.0, end, 1.0, dtype); }
+Tensor wrapped_scalar(std::int64_t value) {
+  Tensor t = make_tensor({}, Dtype::Int64);
+  *t.data<std::int64_t>() = value;
+  t.impl()->is_wrapped_number = true;
+  return t;
+}
+
+Tensor arange(double end, std::optional<Dtype> dtype) {
+  return arange(0.0, end, 1.0, dtype);
+}
 
 Tensor arange(double start, double end, double step, std::optional<Dtype> dtype) {
   if (step == 0) throw Error("arange: step must be nonzero");
   if ((end - start) / step < 0) {
     throw Error("arange: upper bound and larger bound inconsistent with step sign");
   }
-  const bool whole = std::nearbyint(start) == start && std::nearbyint(end) == end &&
-                     std::nearbyint(step) == step;
+  const bool whole =
+      std::nearbyint(start) == start && std::nearbyint(end) == end && std::nearbyint(step) == step;
   const Dtype d = dtype.value_or(whole ? Dtype::Int64 : Dtype::Float32);
   const auto n = static_cast<std::int64_t>(std::ceil((end - start) / step));
   Tensor t = make_tensor({n}, d);
   kernels::dispatch(d, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = t.data<T>();
-    for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(start + static_cast<double>(i) * step);
+    for (std::int64_t i = 0; i < n; ++i)
+      p[i] = static_cast<T>(start + static_cast<double>(i) * step);
   });
   return t;
 }
@@ -472,10 +585,18 @@ Tensor tensor_from(const std::vector<T>& values, IntList shape, Dtype d) {
 }
 }  // namespace
 
-Tensor tensor(const std::vector<float>& v, IntList s) { return tensor_from(v, s, Dtype::Float32); }
-Tensor tensor(const std::vector<double>& v, IntList s) { return tensor_from(v, s, Dtype::Float64); }
-Tensor tensor(const std::vector<std::int64_t>& v, IntList s) { return tensor_from(v, s, Dtype::Int64); }
-Tensor tensor(const std::vector<std::int32_t>& v, IntList s) { return tensor_from(v, s, Dtype::Int32); }
+Tensor tensor(const std::vector<float>& v, IntList s) {
+  return tensor_from(v, s, Dtype::Float32);
+}
+Tensor tensor(const std::vector<double>& v, IntList s) {
+  return tensor_from(v, s, Dtype::Float64);
+}
+Tensor tensor(const std::vector<std::int64_t>& v, IntList s) {
+  return tensor_from(v, s, Dtype::Int64);
+}
+Tensor tensor(const std::vector<std::int32_t>& v, IntList s) {
+  return tensor_from(v, s, Dtype::Int32);
+}
 Tensor tensor(const std::vector<bool>& v, IntList s) {
   Shape shape = s.empty() ? Shape{static_cast<std::int64_t>(v.size())} : s.vec();
   if (numel_of(shape) != static_cast<std::int64_t>(v.size())) {

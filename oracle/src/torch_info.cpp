@@ -4,6 +4,8 @@
 
 namespace weft::oracle {
 
-std::string torch_version() { return TORCH_VERSION; }
+std::string torch_version() {
+  return TORCH_VERSION;
+}
 
 }  // namespace weft::oracle

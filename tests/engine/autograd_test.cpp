@@ -33,7 +33,8 @@ TEST(Autograd, SecondBackwardWithoutRetainGraphFails) {
     y.backward();
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("backward through the graph a second time"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("backward through the graph a second time"),
+              std::string::npos);
   }
 }
 
@@ -51,7 +52,7 @@ TEST(Autograd, InPlaceChangeOfSavedTensorIsDetected) {
   Tensor y = e.sum();
   Tensor z = (e * 2.0).sum();  // mul saves nothing of e's value? it saves e for the scalar side
   (void)z;
-  Tensor h = x * 1.0;  // non-leaf
+  Tensor h = x * 1.0;      // non-leaf
   Tensor s = h.sigmoid();  // saves its output
   s.mul_(2.0);
   try {
@@ -114,9 +115,9 @@ TEST(Autograd, RetainGradKeepsNonLeafGradient) {
 
 TEST(Autograd, DiamondGraphSumsBothPaths) {
   Tensor x = leaf({2.0});
-  Tensor a = x * x;      // 2x
-  Tensor b = a.exp();    // e^{x^2}
-  Tensor c = a * 3.0;    // 3x^2
+  Tensor a = x * x;    // 2x
+  Tensor b = a.exp();  // e^{x^2}
+  Tensor c = a * 3.0;  // 3x^2
   (b + c).sum().backward();
   const double expected = 2 * 2.0 * std::exp(4.0) + 6 * 2.0;
   EXPECT_NEAR(x.grad().item(), expected, 1e-9);

@@ -26,39 +26,65 @@ struct UnaryCase {
 std::vector<UnaryCase> unary_cases() {
   return {
       {"neg", [](const Tensor& x) { return neg(x); }, [](double v) { return -v; }, -2, 2},
-      {"abs", [](const Tensor& x) { return abs(x); }, [](double v) { return std::fabs(v); }, 0.1, 2},
+      {"abs", [](const Tensor& x) { return abs(x); }, [](double v) { return std::fabs(v); }, 0.1,
+       2},
       {"exp", [](const Tensor& x) { return exp(x); }, [](double v) { return std::exp(v); }, -2, 2},
       {"log", [](const Tensor& x) { return log(x); }, [](double v) { return std::log(v); }, 0.1, 3},
-      {"log2", [](const Tensor& x) { return log2(x); }, [](double v) { return std::log2(v); }, 0.1, 3},
-      {"sqrt", [](const Tensor& x) { return sqrt(x); }, [](double v) { return std::sqrt(v); }, 0.1, 3},
-      {"rsqrt", [](const Tensor& x) { return rsqrt(x); }, [](double v) { return 1 / std::sqrt(v); }, 0.1, 3},
-      {"reciprocal", [](const Tensor& x) { return reciprocal(x); }, [](double v) { return 1 / v; }, 0.2, 3},
+      {"log2", [](const Tensor& x) { return log2(x); }, [](double v) { return std::log2(v); }, 0.1,
+       3},
+      {"sqrt", [](const Tensor& x) { return sqrt(x); }, [](double v) { return std::sqrt(v); }, 0.1,
+       3},
+      {"rsqrt", [](const Tensor& x) { return rsqrt(x); }, [](double v) { return 1 / std::sqrt(v); },
+       0.1, 3},
+      {"reciprocal", [](const Tensor& x) { return reciprocal(x); }, [](double v) { return 1 / v; },
+       0.2, 3},
       {"sin", [](const Tensor& x) { return sin(x); }, [](double v) { return std::sin(v); }, -3, 3},
       {"cos", [](const Tensor& x) { return cos(x); }, [](double v) { return std::cos(v); }, -3, 3},
       {"tan", [](const Tensor& x) { return tan(x); }, [](double v) { return std::tan(v); }, -1, 1},
-      {"asin", [](const Tensor& x) { return asin(x); }, [](double v) { return std::asin(v); }, -0.9, 0.9},
-      {"acos", [](const Tensor& x) { return acos(x); }, [](double v) { return std::acos(v); }, -0.9, 0.9},
-      {"atan", [](const Tensor& x) { return atan(x); }, [](double v) { return std::atan(v); }, -3, 3},
-      {"sinh", [](const Tensor& x) { return sinh(x); }, [](double v) { return std::sinh(v); }, -2, 2},
-      {"cosh", [](const Tensor& x) { return cosh(x); }, [](double v) { return std::cosh(v); }, -2, 2},
-      {"tanh", [](const Tensor& x) { return tanh(x); }, [](double v) { return std::tanh(v); }, -2, 2},
+      {"asin", [](const Tensor& x) { return asin(x); }, [](double v) { return std::asin(v); }, -0.9,
+       0.9},
+      {"acos", [](const Tensor& x) { return acos(x); }, [](double v) { return std::acos(v); }, -0.9,
+       0.9},
+      {"atan", [](const Tensor& x) { return atan(x); }, [](double v) { return std::atan(v); }, -3,
+       3},
+      {"sinh", [](const Tensor& x) { return sinh(x); }, [](double v) { return std::sinh(v); }, -2,
+       2},
+      {"cosh", [](const Tensor& x) { return cosh(x); }, [](double v) { return std::cosh(v); }, -2,
+       2},
+      {"tanh", [](const Tensor& x) { return tanh(x); }, [](double v) { return std::tanh(v); }, -2,
+       2},
       {"erf", [](const Tensor& x) { return erf(x); }, [](double v) { return std::erf(v); }, -2, 2},
-      {"sigmoid", [](const Tensor& x) { return sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); }, -4, 4},
-      {"relu", [](const Tensor& x) { return relu(x); }, [](double v) { return v > 0 ? v : 0; }, -2, 2},
-      {"leaky_relu", [](const Tensor& x) { return leaky_relu(x, 0.2); }, [](double v) { return v > 0 ? v : 0.2 * v; }, -2, 2},
-      {"elu", [](const Tensor& x) { return elu(x, 1.5); }, [](double v) { return v > 0 ? v : 1.5 * std::expm1(v); }, -2, 2},
-      {"gelu", [](const Tensor& x) { return gelu(x); }, [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }, -3, 3},
+      {"sigmoid", [](const Tensor& x) { return sigmoid(x); },
+       [](double v) { return 1 / (1 + std::exp(-v)); }, -4, 4},
+      {"relu", [](const Tensor& x) { return relu(x); }, [](double v) { return v > 0 ? v : 0; }, -2,
+       2},
+      {"leaky_relu", [](const Tensor& x) { return leaky_relu(x, 0.2); },
+       [](double v) { return v > 0 ? v : 0.2 * v; }, -2, 2},
+      {"elu", [](const Tensor& x) { return elu(x, 1.5); },
+       [](double v) { return v > 0 ? v : 1.5 * std::expm1(v); }, -2, 2},
+      {"gelu", [](const Tensor& x) { return gelu(x); },
+       [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }, -3, 3},
       {"gelu_tanh", [](const Tensor& x) { return gelu(x, "tanh"); },
-       [](double v) { return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))); }, -3, 3},
-      {"silu", [](const Tensor& x) { return silu(x); }, [](double v) { return v / (1 + std::exp(-v)); }, -3, 3},
+       [](double v) {
+         return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+       },
+       -3, 3},
+      {"silu", [](const Tensor& x) { return silu(x); },
+       [](double v) { return v / (1 + std::exp(-v)); }, -3, 3},
       {"softplus", [](const Tensor& x) { return softplus(x, 2.0, 3.0); },
        [](double v) { return 2 * v > 3 ? v : std::log1p(std::exp(2 * v)) / 2; }, -3, 3},
-      {"hardtanh", [](const Tensor& x) { return hardtanh(x, -0.5, 0.7); }, [](double v) { return std::min(std::max(v, -0.5), 0.7); }, -2, 2},
-      {"clamp", [](const Tensor& x) { return clamp(x, -0.3, 0.6); }, [](double v) { return std::min(std::max(v, -0.3), 0.6); }, -2, 2},
-      {"floor", [](const Tensor& x) { return floor(x); }, [](double v) { return std::floor(v); }, -3, 3},
-      {"ceil", [](const Tensor& x) { return ceil(x); }, [](double v) { return std::ceil(v); }, -3, 3},
-      {"round", [](const Tensor& x) { return round(x); }, [](double v) { return std::nearbyint(v); }, -3, 3},
-      {"sign", [](const Tensor& x) { return sign(x); }, [](double v) { return double((0 < v) - (v < 0)); }, -3, 3},
+      {"hardtanh", [](const Tensor& x) { return hardtanh(x, -0.5, 0.7); },
+       [](double v) { return std::min(std::max(v, -0.5), 0.7); }, -2, 2},
+      {"clamp", [](const Tensor& x) { return clamp(x, -0.3, 0.6); },
+       [](double v) { return std::min(std::max(v, -0.3), 0.6); }, -2, 2},
+      {"floor", [](const Tensor& x) { return floor(x); }, [](double v) { return std::floor(v); },
+       -3, 3},
+      {"ceil", [](const Tensor& x) { return ceil(x); }, [](double v) { return std::ceil(v); }, -3,
+       3},
+      {"round", [](const Tensor& x) { return round(x); },
+       [](double v) { return std::nearbyint(v); }, -3, 3},
+      {"sign", [](const Tensor& x) { return sign(x); },
+       [](double v) { return double((0 < v) - (v < 0)); }, -3, 3},
   };
 }
 
@@ -83,9 +109,8 @@ TEST(Elementwise, UnaryGradientsMatchFiniteDifferences) {
     auto op = c.op;
     // Keep away from kinks: shift samples so none is within 1e-3 of a kink at 0 or a bound.
     Tensor x = random_tensor({2, 3}, 11, c.lo, c.hi);
-    expect_gradients_match_finite_differences([op](const std::vector<Tensor>& in) {
-      return std::vector<Tensor>{op(in[0])};
-    }, {x});
+    expect_gradients_match_finite_differences(
+        [op](const std::vector<Tensor>& in) { return std::vector<Tensor>{op(in[0])}; }, {x});
   }
 }
 
@@ -108,7 +133,10 @@ TEST(Elementwise, KinkConventionsMatchPyTorch) {
   EXPECT_EQ(grad_at([](const Tensor& x) { return leaky_relu(x, 0.1); }, 0.0), 0.1);
   EXPECT_EQ(grad_at([](const Tensor& x) { return hardtanh(x); }, 1.0), 0.0);
   EXPECT_EQ(grad_at([](const Tensor& x) { return clamp(x, -1.0, 1.0); }, 1.0), 1.0);
-  EXPECT_EQ(grad_at([](const Tensor& x) { return maximum(x, scalar_tensor(0.0, dtype(Dtype::Float64))); }, 0.0), 0.5);
+  EXPECT_EQ(
+      grad_at([](const Tensor& x) { return maximum(x, scalar_tensor(0.0, dtype(Dtype::Float64))); },
+              0.0),
+      0.5);
 }
 
 TEST(Elementwise, RoundIsHalfToEven) {
@@ -143,13 +171,20 @@ struct BinaryCase {
 
 std::vector<BinaryCase> binary_cases() {
   return {
-      {"add", [](const Tensor& a, const Tensor& b) { return add(a, b, 2.0); }, [](double a, double b) { return a + 2 * b; }, -2, 2},
-      {"sub", [](const Tensor& a, const Tensor& b) { return sub(a, b, 0.5); }, [](double a, double b) { return a - 0.5 * b; }, -2, 2},
-      {"mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); }, [](double a, double b) { return a * b; }, -2, 2},
-      {"div", [](const Tensor& a, const Tensor& b) { return div(a, b); }, [](double a, double b) { return a / b; }, 0.5, 2},
-      {"pow", [](const Tensor& a, const Tensor& b) { return pow(a, b); }, [](double a, double b) { return std::pow(a, b); }, 0.5, 2},
-      {"maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, [](double a, double b) { return std::max(a, b); }, -2, 2},
-      {"minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, [](double a, double b) { return std::min(a, b); }, -2, 2},
+      {"add", [](const Tensor& a, const Tensor& b) { return add(a, b, 2.0); },
+       [](double a, double b) { return a + 2 * b; }, -2, 2},
+      {"sub", [](const Tensor& a, const Tensor& b) { return sub(a, b, 0.5); },
+       [](double a, double b) { return a - 0.5 * b; }, -2, 2},
+      {"mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); },
+       [](double a, double b) { return a * b; }, -2, 2},
+      {"div", [](const Tensor& a, const Tensor& b) { return div(a, b); },
+       [](double a, double b) { return a / b; }, 0.5, 2},
+      {"pow", [](const Tensor& a, const Tensor& b) { return pow(a, b); },
+       [](double a, double b) { return std::pow(a, b); }, 0.5, 2},
+      {"maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); },
+       [](double a, double b) { return std::max(a, b); }, -2, 2},
+      {"minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); },
+       [](double a, double b) { return std::min(a, b); }, -2, 2},
   };
 }
 
@@ -181,7 +216,9 @@ TEST(Elementwise, BinaryGradientsMatchFiniteDifferencesWithBroadcasting) {
 TEST(Elementwise, WhereSelectsAndRoutesGradient) {
   const Tensor cond = tensor(std::vector<bool>{true, false, true});
   expect_gradients_match_finite_differences(
-      [cond](const std::vector<Tensor>& in) { return std::vector<Tensor>{where(cond, in[0], in[1])}; },
+      [cond](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{where(cond, in[0], in[1])};
+      },
       {random_tensor({3}, 1), random_tensor({2, 1}, 2)});
   const Tensor y = where(cond, tensor(std::vector<float>{1, 2, 3}), scalar_tensor(0.0));
   EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{1, 0, 3}));

@@ -1,8 +1,8 @@
 // Tensor basics: creation, views sharing storage, contiguity, promotion, printing, errors.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <climits>
+#include <cmath>
 
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -12,12 +12,14 @@ namespace {
 
 TEST(Tensor, CreationFunctionsFillExpectedValues) {
   EXPECT_EQ(zeros({2, 3}).to_vector<float>(), std::vector<float>(6, 0.0f));
-  EXPECT_EQ(ones({2}, dtype(Dtype::Int64)).to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 1}));
+  EXPECT_EQ(ones({2}, dtype(Dtype::Int64)).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 1}));
   EXPECT_EQ(full({3}, 2.5).to_vector<float>(), (std::vector<float>{2.5f, 2.5f, 2.5f}));
   EXPECT_EQ(arange(4).dtype(), Dtype::Int64);
   EXPECT_EQ(arange(0.0, 1.0, 0.25).dtype(), Dtype::Float32);
   EXPECT_EQ(arange(0.0, 1.0, 0.25).to_vector<float>(), (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
-  EXPECT_EQ(linspace(0, 1, 5).to_vector<float>(), (std::vector<float>{0, 0.25f, 0.5f, 0.75f, 1.0f}));
+  EXPECT_EQ(linspace(0, 1, 5).to_vector<float>(),
+            (std::vector<float>{0, 0.25f, 0.5f, 0.75f, 1.0f}));
   EXPECT_EQ(eye(2, 3).to_vector<float>(), (std::vector<float>{1, 0, 0, 0, 1, 0}));
   const Tensor scalar = scalar_tensor(3.0);
   EXPECT_EQ(scalar.dim(), 0);
@@ -89,7 +91,8 @@ TEST(Tensor, DimOutOfRangeMessageMatchesPyTorch) {
     zeros({2, 3}).sum({2});
     FAIL();
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    EXPECT_STREQ(e.what(),
+                 "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
   }
 }
 
@@ -115,7 +118,9 @@ TEST(Tensor, TypePromotionFollowsPyTorch) {
   EXPECT_EQ((f32 + f64).dtype(), Dtype::Float64);
   EXPECT_EQ((b + i32).dtype(), Dtype::Int32);
   EXPECT_EQ((i32 + 2.5).dtype(), Dtype::Float32);
-  EXPECT_EQ((i32 + 2.0).dtype(), Dtype::Int32);
+  EXPECT_EQ((i32 + 2.0).dtype(), Dtype::Float32);  // a C++ double is a Python float
+  EXPECT_EQ(add(i32, wrapped_scalar(std::int64_t{2})).dtype(), Dtype::Int32);
+  EXPECT_EQ(clamp(i64, std::nullopt, 2.0).dtype(), Dtype::Float32);
   EXPECT_EQ((f32 * 2.0).dtype(), Dtype::Float32);
   // A zero-dim tensor of a higher category wins; of the same category it does not.
   EXPECT_EQ((i32 + scalar_tensor(1.0, dtype(Dtype::Float64))).dtype(), Dtype::Float64);
@@ -139,7 +144,8 @@ TEST(Tensor, FloorDivisionMatchesPython) {
   EXPECT_EQ(div(a, b, "trunc").to_vector<float>(), (std::vector<float>{3, -3, -3, 3}));
   const Tensor ai = tensor(std::vector<std::int64_t>{7, -7, 7, -7});
   const Tensor bi = tensor(std::vector<std::int64_t>{2, 2, -2, -2});
-  EXPECT_EQ(div(ai, bi, "floor").to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, -4, -4, 3}));
+  EXPECT_EQ(div(ai, bi, "floor").to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{3, -4, -4, 3}));
 }
 
 TEST(Tensor, CastConvertsLikeX86ForOutOfRange) {

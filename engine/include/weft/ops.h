@@ -94,8 +94,10 @@ std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim =
 std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim = false);
 Tensor max(const Tensor& x);  // of every element
 Tensor min(const Tensor& x);
-Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
-Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt,
+              bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt,
+              bool keepdim = false);
 Tensor var(const Tensor& x, IntList dims = {}, std::int64_t correction = 1, bool keepdim = false);
 Tensor std(const Tensor& x, IntList dims = {}, std::int64_t correction = 1, bool keepdim = false);
 Tensor logsumexp(const Tensor& x, IntList dims, bool keepdim = false);

@@ -20,17 +20,30 @@ class IntList {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
 #endif
-  IntList(std::initializer_list<std::int64_t> values) : data_(values.begin()), size_(values.size()) {}
+  IntList(std::initializer_list<std::int64_t> values)
+      : data_(values.begin()), size_(values.size()) {}
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
   IntList(const std::int64_t* data, std::size_t size) : data_(data), size_(size) {}
-  const std::int64_t* begin() const { return data_; }
-  const std::int64_t* end() const { return data_ + size_; }
-  std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  std::int64_t operator[](std::size_t i) const { return data_[i]; }
-  std::vector<std::int64_t> vec() const { return {begin(), end()}; }
+  const std::int64_t* begin() const {
+    return data_;
+  }
+  const std::int64_t* end() const {
+    return data_ + size_;
+  }
+  std::size_t size() const {
+    return size_;
+  }
+  bool empty() const {
+    return size_ == 0;
+  }
+  std::int64_t operator[](std::size_t i) const {
+    return data_[i];
+  }
+  std::vector<std::int64_t> vec() const {
+    return {begin(), end()};
+  }
 
  private:
   const std::int64_t* data_ = nullptr;

@@ -192,7 +192,9 @@ struct TensorOptions {
     return *this;
   }
 };
-inline TensorOptions dtype(Dtype d) { return TensorOptions{}.with_dtype(d); }
+inline TensorOptions dtype(Dtype d) {
+  return TensorOptions{}.with_dtype(d);
+}
 
 Tensor empty(IntList shape, TensorOptions options = {});
 Tensor empty_strided(IntList shape, IntList strides, TensorOptions options = {});
@@ -204,13 +206,17 @@ Tensor ones_like(const Tensor& t);
 Tensor empty_like(const Tensor& t);  // contiguous, same dtype
 Tensor full_like(const Tensor& t, double value);
 Tensor scalar_tensor(double value, TensorOptions options = {});
-// A Python-number-like 0-dim tensor that takes part in type promotion as a scalar.
+// A Python-number-like 0-dim tensor that takes part in type promotion as a scalar: a double
+// acts as a Python float (int tensor + 2.0 → float32), an int64 as a Python int.
 Tensor wrapped_scalar(double value);
+Tensor wrapped_scalar(std::int64_t value);
 // Like torch.arange: int64 when start, end and step are whole numbers, else float32.
 Tensor arange(double end, std::optional<Dtype> dtype = std::nullopt);
-Tensor arange(double start, double end, double step = 1.0, std::optional<Dtype> dtype = std::nullopt);
+Tensor arange(double start, double end, double step = 1.0,
+              std::optional<Dtype> dtype = std::nullopt);
 Tensor linspace(double start, double end, std::int64_t steps, TensorOptions options = {});
-Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, TensorOptions options = {});
+Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt,
+           TensorOptions options = {});
 Tensor tensor(const std::vector<float>& values, IntList shape = {});
 Tensor tensor(const std::vector<double>& values, IntList shape = {});
 Tensor tensor(const std::vector<std::int64_t>& values, IntList shape = {});

@@ -45,7 +45,8 @@ Tensor SavedTensor::unpack(const Node& owner) const {
   if (data_.version() != saved_version_) {
     throw Error(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        "operation: " + describe(data_) + ", saved by " + owner.name() + ", is at version " +
+        "operation: " +
+        describe(data_) + ", saved by " + owner.name() + ", is at version " +
         std::to_string(data_.version()) + "; expected version " + std::to_string(saved_version_) +
         " instead.");
   }
@@ -110,11 +111,21 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grad_outputs) {
 }
 
 // ---- grad mode ----
-bool grad_enabled() { return grad_mode; }
-NoGradGuard::NoGradGuard() : previous_(grad_mode) { grad_mode = false; }
-NoGradGuard::~NoGradGuard() { grad_mode = previous_; }
-EnableGradGuard::EnableGradGuard(bool enabled) : previous_(grad_mode) { grad_mode = enabled; }
-EnableGradGuard::~EnableGradGuard() { grad_mode = previous_; }
+bool grad_enabled() {
+  return grad_mode;
+}
+NoGradGuard::NoGradGuard() : previous_(grad_mode) {
+  grad_mode = false;
+}
+NoGradGuard::~NoGradGuard() {
+  grad_mode = previous_;
+}
+EnableGradGuard::EnableGradGuard(bool enabled) : previous_(grad_mode) {
+  grad_mode = enabled;
+}
+EnableGradGuard::~EnableGradGuard() {
+  grad_mode = previous_;
+}
 
 // ---- recording ----
 Edge gradient_edge(const Tensor& tensor) {
@@ -170,8 +181,8 @@ void record_function(const char* name, const std::vector<Tensor>& inputs,
   std::vector<SavedTensor> kept;
   kept.reserve(saved.size());
   for (const Tensor& s : saved) {
-    const bool is_output = std::any_of(outputs.begin(), outputs.end(),
-                                       [&](const Tensor& o) { return o.is_same(s); });
+    const bool is_output =
+        std::any_of(outputs.begin(), outputs.end(), [&](const Tensor& o) { return o.is_same(s); });
     kept.emplace_back(s, is_output);
   }
   auto node = std::make_shared<FunctionNode>(name, std::move(kept), std::move(backward));
@@ -235,8 +246,8 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots,
       g = ones_like(root);
     } else if (g.sizes() != root.sizes()) {
       throw Error("Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
-                  shape_str(g.sizes()) + " and output[" + std::to_string(i) +
-                  "] has a shape of " + shape_str(root.sizes()) + ".");
+                  shape_str(g.sizes()) + " and output[" + std::to_string(i) + "] has a shape of " +
+                  shape_str(root.sizes()) + ".");
     }
     root_edges.push_back(gradient_edge(root));
     root_grads.push_back(g);

@@ -18,7 +18,8 @@ Availability probe() {
   result.compiled = true;
   int runtime = 0;
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
-    result.runtime_version = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+    result.runtime_version =
+        std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
   }
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);

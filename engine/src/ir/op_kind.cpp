@@ -10,7 +10,9 @@ constexpr std::array<std::string_view, kNumOps> kNames{{
 }};
 }  // namespace
 
-std::string_view op_name(OpKind op) { return kNames[static_cast<std::size_t>(op)]; }
+std::string_view op_name(OpKind op) {
+  return kNames[static_cast<std::size_t>(op)];
+}
 
 std::optional<OpKind> op_from_name(std::string_view name) {
   for (std::size_t i = 0; i < kNumOps; ++i) {

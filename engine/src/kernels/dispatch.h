@@ -18,11 +18,16 @@ struct TypeTag {
 template <typename F>
 decltype(auto) dispatch(Dtype dtype, F&& f) {
   switch (dtype) {
-    case Dtype::Bool: return f(TypeTag<bool>{});
-    case Dtype::Int32: return f(TypeTag<std::int32_t>{});
-    case Dtype::Int64: return f(TypeTag<std::int64_t>{});
-    case Dtype::Float32: return f(TypeTag<float>{});
-    case Dtype::Float64: return f(TypeTag<double>{});
+    case Dtype::Bool:
+      return f(TypeTag<bool>{});
+    case Dtype::Int32:
+      return f(TypeTag<std::int32_t>{});
+    case Dtype::Int64:
+      return f(TypeTag<std::int64_t>{});
+    case Dtype::Float32:
+      return f(TypeTag<float>{});
+    case Dtype::Float64:
+      return f(TypeTag<double>{});
   }
   throw Error("unknown dtype");
 }
@@ -30,8 +35,10 @@ decltype(auto) dispatch(Dtype dtype, F&& f) {
 template <typename F>
 decltype(auto) dispatch_floating(Dtype dtype, const char* op, F&& f) {
   switch (dtype) {
-    case Dtype::Float32: return f(TypeTag<float>{});
-    case Dtype::Float64: return f(TypeTag<double>{});
+    case Dtype::Float32:
+      return f(TypeTag<float>{});
+    case Dtype::Float64:
+      return f(TypeTag<double>{});
     default:
       throw Error(std::string("\"") + op + "\" not implemented for '" + dtype_name(dtype) + "'");
   }
@@ -41,25 +48,40 @@ decltype(auto) dispatch_floating(Dtype dtype, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_numeric(Dtype dtype, const char* op, F&& f) {
   switch (dtype) {
-    case Dtype::Int32: return f(TypeTag<std::int32_t>{});
-    case Dtype::Int64: return f(TypeTag<std::int64_t>{});
-    case Dtype::Float32: return f(TypeTag<float>{});
-    case Dtype::Float64: return f(TypeTag<double>{});
-    default: throw Error(std::string("\"") + op + "\" not implemented for 'bool'");
+    case Dtype::Int32:
+      return f(TypeTag<std::int32_t>{});
+    case Dtype::Int64:
+      return f(TypeTag<std::int64_t>{});
+    case Dtype::Float32:
+      return f(TypeTag<float>{});
+    case Dtype::Float64:
+      return f(TypeTag<double>{});
+    default:
+      throw Error(std::string("\"") + op + "\" not implemented for 'bool'");
   }
 }
 
 template <typename T>
 constexpr Dtype dtype_of();
 template <>
-constexpr Dtype dtype_of<bool>() { return Dtype::Bool; }
+constexpr Dtype dtype_of<bool>() {
+  return Dtype::Bool;
+}
 template <>
-constexpr Dtype dtype_of<std::int32_t>() { return Dtype::Int32; }
+constexpr Dtype dtype_of<std::int32_t>() {
+  return Dtype::Int32;
+}
 template <>
-constexpr Dtype dtype_of<std::int64_t>() { return Dtype::Int64; }
+constexpr Dtype dtype_of<std::int64_t>() {
+  return Dtype::Int64;
+}
 template <>
-constexpr Dtype dtype_of<float>() { return Dtype::Float32; }
+constexpr Dtype dtype_of<float>() {
+  return Dtype::Float32;
+}
 template <>
-constexpr Dtype dtype_of<double>() { return Dtype::Float64; }
+constexpr Dtype dtype_of<double>() {
+  return Dtype::Float64;
+}
 
 }  // namespace weft::kernels

@@ -31,7 +31,9 @@ inline Dtype result_type(std::initializer_list<const Tensor*> operands) {
 
 // Integral inputs of ops that only make sense on reals (exp, sin, true division) become
 // float32, as PyTorch's "int to float" promotion does.
-inline Dtype floating_result(Dtype d) { return is_floating(d) ? d : kDefaultFloat; }
+inline Dtype floating_result(Dtype d) {
+  return is_floating(d) ? d : kDefaultFloat;
+}
 
 // out = f(a) elementwise in type T (a already converted to T).
 template <typename Out, typename T, typename F>

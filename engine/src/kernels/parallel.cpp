@@ -127,8 +127,12 @@ ThreadPool& pool() {
 
 }  // namespace
 
-int get_num_threads() { return pool().threads(); }
-void set_num_threads(int threads) { pool().set_threads(threads); }
+int get_num_threads() {
+  return pool().threads();
+}
+void set_num_threads(int threads) {
+  pool().set_threads(threads);
+}
 
 void parallel_for(std::int64_t begin, std::int64_t end, std::int64_t grain,
                   const std::function<void(std::int64_t, std::int64_t)>& fn) {

@@ -31,4 +31,34 @@ ReductionLayout reduction_layout(const Tensor& x, const std::vector<std::int64_t
   return layout;
 }
 
+DimLayout dim_layout(const Tensor& x, std::int64_t dim, bool keepdim) {
+  DimLayout layout;
+  for (std::int64_t d = 0; d < x.dim(); ++d) {
+    const std::int64_t n = x.size(d);
+    if (d < dim) layout.outer *= n;
+    if (d > dim) layout.inner *= n;
+    if (d == dim) {
+      layout.size = n;
+      if (keepdim) layout.out_shape.push_back(1);
+      layout.keepdim_shape.push_back(1);
+    } else {
+      layout.out_shape.push_back(n);
+      layout.keepdim_shape.push_back(n);
+    }
+  }
+  autograd::NoGradGuard guard;
+  layout.input = x.contiguous();
+  return layout;
+}
+
+DimLayout flat_layout(const Tensor& x, bool keepdim) {
+  DimLayout layout;
+  layout.size = x.numel();
+  layout.keepdim_shape.assign(static_cast<std::size_t>(x.dim()), 1);
+  if (keepdim) layout.out_shape = layout.keepdim_shape;
+  autograd::NoGradGuard guard;
+  layout.input = x.contiguous();
+  return layout;
+}
+
 }  // namespace weft::kernels

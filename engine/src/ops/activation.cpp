@@ -41,10 +41,9 @@ Tensor sigmoid(const Tensor& x0) {
     using T = decltype(v);
     return T(1) / (T(1) + std::exp(-v));
   });
-  autograd::record_function("SigmoidBackward0", {x}, {out}, {out},
-                            [](const Grads& g, const Saved& s) {
-                              return Grads{g[0] * s[0] * (1.0 - s[0])};
-                            });
+  autograd::record_function(
+      "SigmoidBackward0", {x}, {out}, {out},
+      [](const Grads& g, const Saved& s) { return Grads{g[0] * s[0] * (1.0 - s[0])}; });
   return out;
 }
 
@@ -52,7 +51,8 @@ Tensor relu(const Tensor& x) {
   if (x.dtype() == Dtype::Bool) throw Error("\"relu\" not implemented for 'bool'");
   Tensor out = kernels::dispatch(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return kernels::map_unary<T, T>(x, x.dtype(), [](T v) { return v > T(0) || v != v ? v : T(0); });
+    return kernels::map_unary<T, T>(x, x.dtype(),
+                                    [](T v) { return v > T(0) || v != v ? v : T(0); });
   });
   autograd::record_function("ReluBackward0", {x}, {out}, {out}, [](const Grads& g, const Saved& s) {
     return Grads{where(gt(s[0], wrapped_scalar(0.0)), g[0], zeros_like(g[0]))};
@@ -80,18 +80,20 @@ Tensor elu(const Tensor& x, double alpha) {
     using T = decltype(v);
     return v > T(0) ? v : T(alpha) * std::expm1(v);
   });
-  autograd::record_function("EluBackward0", {x}, {out}, {x}, [alpha](const Grads& g, const Saved& s) {
-    return Grads{g[0] * derivative(s[0], [alpha](auto v) {
-                   using T = decltype(v);
-                   return v > T(0) ? T(1) : T(alpha) * std::exp(v);
-                 })};
-  });
+  autograd::record_function("EluBackward0", {x}, {out}, {x},
+                            [alpha](const Grads& g, const Saved& s) {
+                              return Grads{g[0] * derivative(s[0], [alpha](auto v) {
+                                             using T = decltype(v);
+                                             return v > T(0) ? T(1) : T(alpha) * std::exp(v);
+                                           })};
+                            });
   return out;
 }
 
 Tensor gelu(const Tensor& x, std::string_view approximate) {
   if (approximate != "none" && approximate != "tanh") {
-    throw Error("approximate argument must be either none or tanh, got '" + std::string(approximate) + "'");
+    throw Error("approximate argument must be either none or tanh, got '" +
+                std::string(approximate) + "'");
   }
   const bool use_tanh = approximate == "tanh";
   Tensor out = map_float(x, "gelu", [use_tanh](auto v) {
@@ -140,15 +142,15 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
     using T = decltype(v);
     return v * T(beta) > T(threshold) ? v : std::log1p(std::exp(v * T(beta))) / T(beta);
   });
-  autograd::record_function(
-      "SoftplusBackward0", {x}, {out}, {x}, [beta, threshold](const Grads& g, const Saved& s) {
-        return Grads{g[0] * derivative(s[0], [beta, threshold](auto v) {
-                       using T = decltype(v);
-                       if (v * T(beta) > T(threshold)) return T(1);
-                       const T z = std::exp(v * T(beta));
-                       return z / (z + T(1));
-                     })};
-      });
+  autograd::record_function("SoftplusBackward0", {x}, {out}, {x},
+                            [beta, threshold](const Grads& g, const Saved& s) {
+                              return Grads{g[0] * derivative(s[0], [beta, threshold](auto v) {
+                                             using T = decltype(v);
+                                             if (v * T(beta) > T(threshold)) return T(1);
+                                             const T z = std::exp(v * T(beta));
+                                             return z / (z + T(1));
+                                           })};
+                            });
   return out;
 }
 
@@ -189,13 +191,14 @@ Tensor clamp(const Tensor& x0, std::optional<double> min, std::optional<double> 
       return raised > high ? high : raised;
     });
   });
-  autograd::record_function("ClampBackward1", {x}, {out}, {x}, [min, max](const Grads& g, const Saved& s) {
-    return Grads{g[0] * derivative(s[0], [min, max](auto v) {
-                   using T = decltype(v);
-                   const bool inside = (!min || v >= T(*min)) && (!max || v <= T(*max));
-                   return inside ? T(1) : T(0);
-                 })};
-  });
+  autograd::record_function(
+      "ClampBackward1", {x}, {out}, {x}, [min, max](const Grads& g, const Saved& s) {
+        return Grads{g[0] * derivative(s[0], [min, max](auto v) {
+                       using T = decltype(v);
+                       const bool inside = (!min || v >= T(*min)) && (!max || v <= T(*max));
+                       return inside ? T(1) : T(0);
+                     })};
+      });
   return out;
 }
 

@@ -42,7 +42,8 @@ T wrapping(T a, T b, int op) {
 
 Tensor add(const Tensor& a0, const Tensor& b0, double alpha) {
   const Dtype type = kernels::result_type({&a0, &b0});
-  if (type == Dtype::Bool && alpha != 1.0) throw Error("Boolean alpha only supported for Boolean results.");
+  if (type == Dtype::Bool && alpha != 1.0)
+    throw Error("Boolean alpha only supported for Boolean results.");
   const Tensor a = a0.to(type), b = b0.to(type);
   Tensor out = kernels::dispatch(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -59,19 +60,21 @@ Tensor add(const Tensor& a0, const Tensor& b0, double alpha) {
     }
   });
   const Shape sa = a.sizes(), sb = b.sizes();
-  autograd::record_function("AddBackward0", {a, b}, {out}, {},
-                            [sa, sb, alpha](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
-                              return std::vector<Tensor>{
-                                  sum_to(g[0], sa), sum_to(alpha == 1.0 ? g[0] : g[0] * alpha, sb)};
-                            });
+  autograd::record_function(
+      "AddBackward0", {a, b}, {out}, {},
+      [sa, sb, alpha](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{sum_to(g[0], sa),
+                                   sum_to(alpha == 1.0 ? g[0] : g[0] * alpha, sb)};
+      });
   return out;
 }
 
 Tensor sub(const Tensor& a0, const Tensor& b0, double alpha) {
   const Dtype type = kernels::result_type({&a0, &b0});
   if (type == Dtype::Bool) {
-    throw Error("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-                "`^` or `logical_xor()` operator instead.");
+    throw Error(
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+        "`^` or `logical_xor()` operator instead.");
   }
   const Tensor a = a0.to(type), b = b0.to(type);
   Tensor out = kernels::dispatch_numeric(type, "sub", [&](auto tag) {
@@ -87,10 +90,11 @@ Tensor sub(const Tensor& a0, const Tensor& b0, double alpha) {
     }
   });
   const Shape sa = a.sizes(), sb = b.sizes();
-  autograd::record_function("SubBackward0", {a, b}, {out}, {},
-                            [sa, sb, alpha](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
-                              return std::vector<Tensor>{sum_to(g[0], sa), sum_to(g[0] * -alpha, sb)};
-                            });
+  autograd::record_function(
+      "SubBackward0", {a, b}, {out}, {},
+      [sa, sb, alpha](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{sum_to(g[0], sa), sum_to(g[0] * -alpha, sb)};
+      });
   return out;
 }
 
@@ -110,13 +114,13 @@ Tensor mul(const Tensor& a0, const Tensor& b0) {
   // Each gradient needs only the other operand; save just what a required input needs.
   const bool save_a = b.requires_grad(), save_b = a.requires_grad();
   const Shape sa = a.sizes(), sb = b.sizes();
-  autograd::record_function(
-      "MulBackward0", {a, b}, {out}, {save_a ? a : Tensor(), save_b ? b : Tensor()},
-      [sa, sb](const std::vector<Tensor>& g, const std::vector<Tensor>& s) {
-        Tensor ga = s[1].defined() ? sum_to(g[0] * s[1], sa) : Tensor();
-        Tensor gb = s[0].defined() ? sum_to(g[0] * s[0], sb) : Tensor();
-        return std::vector<Tensor>{ga, gb};
-      });
+  autograd::record_function("MulBackward0", {a, b}, {out},
+                            {save_a ? a : Tensor(), save_b ? b : Tensor()},
+                            [sa, sb](const std::vector<Tensor>& g, const std::vector<Tensor>& s) {
+                              Tensor ga = s[1].defined() ? sum_to(g[0] * s[1], sa) : Tensor();
+                              Tensor gb = s[0].defined() ? sum_to(g[0] * s[0], sb) : Tensor();
+                              return std::vector<Tensor>{ga, gb};
+                            });
   return out;
 }
 
@@ -215,7 +219,9 @@ Tensor pow(const Tensor& a0, const Tensor& b0) {
   return out;
 }
 
-Tensor pow(const Tensor& a, double exponent) { return pow(a, wrapped_scalar(exponent)); }
+Tensor pow(const Tensor& a, double exponent) {
+  return pow(a, wrapped_scalar(exponent));
+}
 
 namespace {
 // maximum/minimum propagate NaN; ties split the gradient evenly, as PyTorch.
@@ -248,21 +254,51 @@ Tensor extremum(const Tensor& a0, const Tensor& b0, bool take_max) {
 }
 }  // namespace
 
-Tensor maximum(const Tensor& a, const Tensor& b) { return extremum(a, b, true); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return extremum(a, b, false); }
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return extremum(a, b, true);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return extremum(a, b, false);
+}
 
-Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
-Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
-Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator-(const Tensor& a) { return neg(a); }
-Tensor operator+(const Tensor& a, double b) { return add(a, wrapped_scalar(b)); }
-Tensor operator-(const Tensor& a, double b) { return sub(a, wrapped_scalar(b)); }
-Tensor operator*(const Tensor& a, double b) { return mul(a, wrapped_scalar(b)); }
-Tensor operator/(const Tensor& a, double b) { return div(a, wrapped_scalar(b)); }
-Tensor operator+(double a, const Tensor& b) { return add(wrapped_scalar(a), b); }
-Tensor operator-(double a, const Tensor& b) { return sub(wrapped_scalar(a), b); }
-Tensor operator*(double a, const Tensor& b) { return mul(wrapped_scalar(a), b); }
-Tensor operator/(double a, const Tensor& b) { return div(wrapped_scalar(a), b); }
+Tensor operator+(const Tensor& a, const Tensor& b) {
+  return add(a, b);
+}
+Tensor operator-(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+Tensor operator*(const Tensor& a, const Tensor& b) {
+  return mul(a, b);
+}
+Tensor operator/(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
+Tensor operator-(const Tensor& a) {
+  return neg(a);
+}
+Tensor operator+(const Tensor& a, double b) {
+  return add(a, wrapped_scalar(b));
+}
+Tensor operator-(const Tensor& a, double b) {
+  return sub(a, wrapped_scalar(b));
+}
+Tensor operator*(const Tensor& a, double b) {
+  return mul(a, wrapped_scalar(b));
+}
+Tensor operator/(const Tensor& a, double b) {
+  return div(a, wrapped_scalar(b));
+}
+Tensor operator+(double a, const Tensor& b) {
+  return add(wrapped_scalar(a), b);
+}
+Tensor operator-(double a, const Tensor& b) {
+  return sub(wrapped_scalar(a), b);
+}
+Tensor operator*(double a, const Tensor& b) {
+  return mul(wrapped_scalar(a), b);
+}
+Tensor operator/(double a, const Tensor& b) {
+  return div(wrapped_scalar(a), b);
+}
 
 }  // namespace weft

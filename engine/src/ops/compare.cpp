@@ -25,12 +25,24 @@ Tensor logical(const Tensor& a, const Tensor& b, F f) {
 }
 }  // namespace
 
-Tensor eq(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x == y; }); }
-Tensor ne(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x != y; }); }
-Tensor lt(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x < y; }); }
-Tensor le(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x <= y; }); }
-Tensor gt(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x > y; }); }
-Tensor ge(const Tensor& a, const Tensor& b) { return compare(a, b, [](auto x, auto y) { return x >= y; }); }
+Tensor eq(const Tensor& a, const Tensor& b) {
+  return compare(a, b, [](auto x, auto y) { return x == y; });
+}
+Tensor ne(const Tensor& a, const Tensor& b) {
+  return compare(a, b, [](auto x, auto y) { return x != y; });
+}
+Tensor lt(const Tensor& a, const Tensor& b) {
+  return compare(a, b, [](auto x, auto y) { return x < y; });
+}
+Tensor le(const Tensor& a, const Tensor& b) {
+  return compare(a, b, [](auto x, auto y) { return x <= y; });
+}
+Tensor gt(const Tensor& a, const Tensor& b) {
+  return compare(a, b, [](auto x, auto y) { return x > y; });
+}
+Tensor ge(const Tensor& a, const Tensor& b) {
+  return compare(a, b, [](auto x, auto y) { return x >= y; });
+}
 
 Tensor logical_and(const Tensor& a, const Tensor& b) {
   return logical(a, b, [](bool x, bool y) { return x && y; });
@@ -50,7 +62,8 @@ Tensor logical_not(const Tensor& a) {
 Tensor where(const Tensor& condition, const Tensor& a0, const Tensor& b0) {
   if (condition.dtype() != Dtype::Bool) {
     throw Error(std::string("where expected condition to be a boolean tensor, but got a tensor "
-                            "with dtype ") + dtype_name(condition.dtype()));
+                            "with dtype ") +
+                dtype_name(condition.dtype()));
   }
   const Dtype type = kernels::result_type({&a0, &b0});
   const Tensor a = a0.to(type), b = b0.to(type);
@@ -59,7 +72,7 @@ Tensor where(const Tensor& condition, const Tensor& a0, const Tensor& b0) {
   kernels::dispatch(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     kernels::ternary_loop<T, bool, T, T>(out, condition, a, b,
-                                          [](bool c, T x, T y) { return c ? x : y; });
+                                         [](bool c, T x, T y) { return c ? x : y; });
   });
   const Shape sa = a.sizes(), sb = b.sizes();
   autograd::record_function("WhereBackward0", {a, b}, {out}, {condition},

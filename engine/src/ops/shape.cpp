@@ -100,10 +100,11 @@ Tensor view_impl(const Tensor& x, const Shape& shape, bool allow_copy) {
         "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
   }
   const Shape input_shape = x.sizes();
-  autograd::record_function("ViewBackward0", {x}, {out}, {},
-                            [input_shape](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
-                              return std::vector<Tensor>{reshape(g[0], input_shape)};
-                            });
+  autograd::record_function(
+      "ViewBackward0", {x}, {out}, {},
+      [input_shape](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{reshape(g[0], input_shape)};
+      });
   return out;
 }
 
@@ -151,10 +152,11 @@ Tensor squeeze(const Tensor& x, IntList dims) {
   }
   Tensor out = make_view(x, sizes, strides, x.storage_offset());
   const Shape input_shape = x.sizes();
-  autograd::record_function("SqueezeBackward0", {x}, {out}, {},
-                            [input_shape](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
-                              return std::vector<Tensor>{reshape(g[0], input_shape)};
-                            });
+  autograd::record_function(
+      "SqueezeBackward0", {x}, {out}, {},
+      [input_shape](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{reshape(g[0], input_shape)};
+      });
   return out;
 }
 
@@ -175,10 +177,10 @@ Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
 
 Tensor permute(const Tensor& x, IntList dims) {
   if (static_cast<std::int64_t>(dims.size()) != x.dim()) {
-    throw Error("permute(sparse_coo): number of dimensions in the tensor input does not match "
-                "the length of the desired ordering of dimensions i.e. input.dim() = " +
-                std::to_string(x.dim()) + " is not equal to len(dims) = " +
-                std::to_string(dims.size()));
+    throw Error(
+        "permute(sparse_coo): number of dimensions in the tensor input does not match "
+        "the length of the desired ordering of dimensions i.e. input.dim() = " +
+        std::to_string(x.dim()) + " is not equal to len(dims) = " + std::to_string(dims.size()));
   }
   std::vector<std::int64_t> order;
   std::vector<bool> used(static_cast<std::size_t>(x.dim()), false);
@@ -243,17 +245,17 @@ Tensor expand(const Tensor& x, IntList sizes) {
     } else {
       throw Error("The expanded size of the tensor (" + std::to_string(want) +
                   ") must match the existing size (" + std::to_string(have) +
-                  ") at non-singleton dimension " + std::to_string(i) +
-                  ".  Target sizes: " + shape_str(sizes) + ".  Tensor sizes: " +
-                  shape_str(x.sizes()));
+                  ") at non-singleton dimension " + std::to_string(i) + ".  Target sizes: " +
+                  shape_str(sizes) + ".  Tensor sizes: " + shape_str(x.sizes()));
     }
   }
   Tensor out = make_view(x, out_sizes, out_strides, x.storage_offset());
   const Shape input_shape = x.sizes();
-  autograd::record_function("ExpandBackward0", {x}, {out}, {},
-                            [input_shape](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
-                              return std::vector<Tensor>{autograd::sum_to(g[0], input_shape)};
-                            });
+  autograd::record_function(
+      "ExpandBackward0", {x}, {out}, {},
+      [input_shape](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{autograd::sum_to(g[0], input_shape)};
+      });
   return out;
 }
 
@@ -280,8 +282,9 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
   autograd::record_function(
       "SliceBackward0", {x}, {out}, {},
       [input_shape, d, start, end, step](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
-        return std::vector<Tensor>{scatter_into_zeros(
-            g[0], input_shape, [&](const Tensor& full) { return slice(full, d, start, end, step); })};
+        return std::vector<Tensor>{scatter_into_zeros(g[0], input_shape, [&](const Tensor& full) {
+          return slice(full, d, start, end, step);
+        })};
       });
   return out;
 }

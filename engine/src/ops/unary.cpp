@@ -27,10 +27,9 @@ template <typename F, typename B>
 Tensor real_function(const Tensor& x0, const char* name, const char* node, F f, B backward) {
   const Tensor x = x0.to(kernels::floating_result(x0.dtype()));
   Tensor out = map_float(x, name, f);
-  autograd::record_function(node, {x}, {out}, {x, out},
-                            [backward](const Grads& g, const Saved& s) {
-                              return Grads{backward(g[0], s[0], s[1])};
-                            });
+  autograd::record_function(node, {x}, {out}, {x, out}, [backward](const Grads& g, const Saved& s) {
+    return Grads{backward(g[0], s[0], s[1])};
+  });
   return out;
 }
 
@@ -65,7 +64,8 @@ Tensor neg(const Tensor& x) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
       using U = std::make_unsigned_t<T>;
-      return kernels::map_unary<T, T>(x, x.dtype(), [](T v) { return static_cast<T>(U(0) - U(v)); });
+      return kernels::map_unary<T, T>(x, x.dtype(),
+                                      [](T v) { return static_cast<T>(U(0) - U(v)); });
     } else {
       return kernels::map_unary<T, T>(x, x.dtype(), [](T v) { return -v; });
     }
@@ -121,9 +121,7 @@ Tensor sqrt(const Tensor& x) {
 Tensor rsqrt(const Tensor& x) {
   return real_function(
       x, "rsqrt", "RsqrtBackward0", [](auto v) { return decltype(v)(1) / std::sqrt(v); },
-      [](const Tensor& g, const Tensor&, const Tensor& out) {
-        return g * out * out * out * -0.5;
-      });
+      [](const Tensor& g, const Tensor&, const Tensor& out) { return g * out * out * out * -0.5; });
 }
 
 Tensor reciprocal(const Tensor& x) {

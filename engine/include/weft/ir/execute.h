@@ -1,0 +1,52 @@
+#pragma once
+// Running a graph on the engine: the engine's row of the op table (one call per OpKind), a
+// forward pass that checks every value against its declared type, and gradients of a given
+// cotangent with respect to the graph's inputs and parameters.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "weft/ir/graph.h"
+#include "weft/tensor.h"
+
+namespace weft::ir {
+
+// Leaf values (inputs and parameters) by name, as stored in values.safetensors.
+using TensorMap = std::map<std::string, Tensor>;
+
+struct ExecutionOptions {
+  // Run every floating value in this type instead (Float64: the fp64 shadow of the oracle).
+  std::optional<Dtype> floating_dtype;
+  // Keep every intermediate value (for localization); otherwise only outputs are kept.
+  bool keep_values = false;
+};
+
+struct Execution {
+  std::vector<Tensor> outputs;  // in graph.outputs() order
+  std::vector<Tensor> values;   // by ValueId, when keep_values
+};
+
+// Executes one node on engine tensors: the kernel table of the IR.
+std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& inputs,
+                             std::optional<Dtype> floating_dtype = std::nullopt);
+
+// Forward pass. Throws weft::Error naming the node when an op fails or a result's shape or
+// dtype differs from the graph's declaration, and naming the leaf when a value is missing
+// or has the wrong type.
+Execution execute(const Graph& graph, const TensorMap& leaves,
+                  const ExecutionOptions& options = {});
+
+struct GradientExecution {
+  Execution forward;
+  // d(sum of outputs · cotangents)/d(leaf) for every floating input and parameter, by name.
+  TensorMap gradients;
+};
+
+// Forward, then backward of sum_i <outputs[i], cotangents[i]> (non-floating outputs skipped).
+GradientExecution execute_with_gradients(const Graph& graph, const TensorMap& leaves,
+                                         const std::vector<Tensor>& cotangents,
+                                         const ExecutionOptions& options = {});
+
+}  // namespace weft::ir

@@ -1,0 +1,129 @@
+#pragma once
+// The graph IR, the one language every part of weft speaks: typed values, nodes in
+// topological order, named inputs and parameters (their names are the safetensors keys of
+// their values) and ordered outputs. A plain value type: copy it to edit it (the reducer
+// does), and call validate() (weft/ir/validate.h) on the result.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "weft/dtype.h"
+#include "weft/ir/attributes.h"
+#include "weft/ir/op_kind.h"
+
+namespace weft::ir {
+
+using Shape = std::vector<std::int64_t>;
+
+struct TensorType {
+  Dtype dtype;
+  Shape shape;
+
+  friend bool operator==(const TensorType& a, const TensorType& b) {
+    return a.dtype == b.dtype && a.shape == b.shape;
+  }
+  friend bool operator!=(const TensorType& a, const TensorType& b) { return !(a == b); }
+};
+
+// "float32[2, 3]".
+std::string to_string(const TensorType& type);
+
+// Index into Graph::values().
+using ValueId = std::int32_t;
+
+struct Value {
+  ValueId id;
+  TensorType type;
+  // Inputs and parameters: their (safetensors) name; node outputs: optional.
+  std::string name;
+
+  friend bool operator==(const Value& a, const Value& b) {
+    return a.id == b.id && a.type == b.type && a.name == b.name;
+  }
+  friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
+};
+
+struct Node {
+  OpKind op;
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+  Attributes attrs;
+  std::string name;
+
+  friend bool operator==(const Node& a, const Node& b) {
+    return a.op == b.op && a.inputs == b.inputs && a.outputs == b.outputs && a.attrs == b.attrs &&
+           a.name == b.name;
+  }
+  friend bool operator!=(const Node& a, const Node& b) { return !(a == b); }
+};
+
+// The two kinds of leaves: graph inputs (data fed per run) and parameters (trainable
+// weights). Both get their values from values.safetensors, keyed by name.
+enum class LeafKind { Input, Parameter };
+
+class Graph {
+ public:
+  // Builders. Each new value gets the next id. They check only that ids exist; the full
+  // rules are checked by validate().
+  ValueId add_input(std::string name, TensorType type);
+  ValueId add_parameter(std::string name, TensorType type);
+  ValueId add_leaf(LeafKind kind, std::string name, TensorType type);
+  // Appends a node and one new value per output type; returns the new values' ids.
+  std::vector<ValueId> add_node(OpKind op, std::vector<ValueId> inputs, Attributes attrs,
+                                std::vector<TensorType> output_types, std::string name = "");
+  void mark_output(ValueId id);
+
+  // Accessors.
+  const std::vector<Value>& values() const { return values_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<ValueId>& inputs() const { return inputs_; }
+  const std::vector<ValueId>& parameters() const { return parameters_; }
+  const std::vector<ValueId>& leaves(LeafKind kind) const {
+    return kind == LeafKind::Input ? inputs_ : parameters_;
+  }
+  const std::vector<ValueId>& outputs() const { return outputs_; }
+
+  bool has_value(ValueId id) const {
+    return id >= 0 && static_cast<std::size_t>(id) < values_.size();
+  }
+  // Throws weft::Error for an unknown id.
+  const Value& value(ValueId id) const;
+  const TensorType& type(ValueId id) const { return value(id).type; }
+  // The product of the value's shape (1 for a scalar). Throws weft::Error on overflow.
+  std::size_t num_elements(ValueId id) const;
+
+  // Lookups (linear scans; graphs are small).
+  std::optional<ValueId> find_leaf(LeafKind kind, const std::string& name) const;
+  // Input or Parameter when `id` is a leaf.
+  std::optional<LeafKind> leaf_kind(ValueId id) const;
+  // The index of the node that defines `id`, if a node does.
+  std::optional<std::size_t> producer(ValueId id) const;
+
+  // Direct access for editing (the reducer); keep values()[i].id == i.
+  std::vector<Value>& mutable_values() { return values_; }
+  std::vector<Node>& mutable_nodes() { return nodes_; }
+  std::vector<ValueId>& mutable_leaves(LeafKind kind) {
+    return kind == LeafKind::Input ? inputs_ : parameters_;
+  }
+  std::vector<ValueId>& mutable_outputs() { return outputs_; }
+
+  friend bool operator==(const Graph& a, const Graph& b) {
+    return a.values_ == b.values_ && a.nodes_ == b.nodes_ && a.inputs_ == b.inputs_ &&
+           a.parameters_ == b.parameters_ && a.outputs_ == b.outputs_;
+  }
+  friend bool operator!=(const Graph& a, const Graph& b) { return !(a == b); }
+
+ private:
+  ValueId new_value(TensorType type, std::string name);
+
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<ValueId> inputs_;
+  std::vector<ValueId> parameters_;
+  std::vector<ValueId> outputs_;
+};
+
+}  // namespace weft::ir

@@ -1,0 +1,386 @@
+// The engine's row of the op table: every OpKind mapped onto weft's ops (the switch has no
+// default, so a new op without a row does not compile), and the graph interpreter.
+#include "weft/ir/execute.h"
+
+#include "weft/autograd.h"
+#include "weft/error.h"
+#include "weft/ir/op_schema.h"
+#include "weft/ops.h"
+
+namespace weft::ir {
+
+namespace {
+
+std::string node_label(const Graph& graph, std::size_t index) {
+  const Node& node = graph.nodes()[index];
+  std::string label = "node " + std::to_string(index);
+  if (!node.name.empty()) label += " '" + node.name + "'";
+  return label + " (" + std::string(op_name(node.op)) + ")";
+}
+
+Tensor optional_input(const std::vector<Tensor>& inputs, std::size_t i) {
+  return i < inputs.size() ? inputs[i] : Tensor();
+}
+
+std::optional<double> optional_float(const Attributes& a, std::string_view name) {
+  if (!a.has(name)) return std::nullopt;
+  return a.get_float(name);
+}
+
+std::optional<std::int64_t> optional_int(const Attributes& a, std::string_view name) {
+  if (!a.has(name)) return std::nullopt;
+  return a.get_int(name);
+}
+
+Dtype value_dtype(Dtype declared, std::optional<Dtype> floating) {
+  return floating && is_floating(declared) ? *floating : declared;
+}
+
+}  // namespace
+
+std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
+                             std::optional<Dtype> floating) {
+  const Attributes& a = node.attrs;
+  auto one = [](Tensor t) { return std::vector<Tensor>{std::move(t)}; };
+  switch (node.op) {
+    case OpKind::Neg:
+      return one(neg(in[0]));
+    case OpKind::Abs:
+      return one(abs(in[0]));
+    case OpKind::Exp:
+      return one(exp(in[0]));
+    case OpKind::Log:
+      return one(log(in[0]));
+    case OpKind::Log2:
+      return one(log2(in[0]));
+    case OpKind::Sqrt:
+      return one(sqrt(in[0]));
+    case OpKind::Rsqrt:
+      return one(rsqrt(in[0]));
+    case OpKind::Reciprocal:
+      return one(reciprocal(in[0]));
+    case OpKind::Sin:
+      return one(sin(in[0]));
+    case OpKind::Cos:
+      return one(cos(in[0]));
+    case OpKind::Tan:
+      return one(tan(in[0]));
+    case OpKind::Asin:
+      return one(asin(in[0]));
+    case OpKind::Acos:
+      return one(acos(in[0]));
+    case OpKind::Atan:
+      return one(atan(in[0]));
+    case OpKind::Sinh:
+      return one(sinh(in[0]));
+    case OpKind::Cosh:
+      return one(cosh(in[0]));
+    case OpKind::Tanh:
+      return one(tanh(in[0]));
+    case OpKind::Erf:
+      return one(erf(in[0]));
+    case OpKind::Floor:
+      return one(floor(in[0]));
+    case OpKind::Ceil:
+      return one(ceil(in[0]));
+    case OpKind::Round:
+      return one(round(in[0]));
+    case OpKind::Sign:
+      return one(sign(in[0]));
+    case OpKind::Sigmoid:
+      return one(sigmoid(in[0]));
+    case OpKind::Relu:
+      return one(relu(in[0]));
+    case OpKind::LeakyRelu:
+      return one(leaky_relu(in[0], a.get_float("negative_slope", 0.01)));
+    case OpKind::Elu:
+      return one(elu(in[0], a.get_float("alpha", 1.0)));
+    case OpKind::Gelu:
+      return one(gelu(in[0], a.get_string("approximate", "none")));
+    case OpKind::Silu:
+      return one(silu(in[0]));
+    case OpKind::Softplus:
+      return one(softplus(in[0], a.get_float("beta", 1.0), a.get_float("threshold", 20.0)));
+    case OpKind::Hardtanh:
+      return one(hardtanh(in[0], a.get_float("min_val", -1.0), a.get_float("max_val", 1.0)));
+    case OpKind::Clamp:
+      return one(clamp(in[0], optional_float(a, "min"), optional_float(a, "max")));
+    case OpKind::Add:
+      return one(add(in[0], in[1], a.get_float("alpha", 1.0)));
+    case OpKind::Sub:
+      return one(sub(in[0], in[1], a.get_float("alpha", 1.0)));
+    case OpKind::Mul:
+      return one(mul(in[0], in[1]));
+    case OpKind::Div: {
+      if (!a.has("rounding_mode")) return one(div(in[0], in[1]));
+      return one(div(in[0], in[1], a.get_string("rounding_mode")));
+    }
+    case OpKind::Pow:
+      return one(pow(in[0], in[1]));
+    case OpKind::Maximum:
+      return one(maximum(in[0], in[1]));
+    case OpKind::Minimum:
+      return one(minimum(in[0], in[1]));
+    case OpKind::Eq:
+      return one(eq(in[0], in[1]));
+    case OpKind::Ne:
+      return one(ne(in[0], in[1]));
+    case OpKind::Lt:
+      return one(lt(in[0], in[1]));
+    case OpKind::Le:
+      return one(le(in[0], in[1]));
+    case OpKind::Gt:
+      return one(gt(in[0], in[1]));
+    case OpKind::Ge:
+      return one(ge(in[0], in[1]));
+    case OpKind::LogicalAnd:
+      return one(logical_and(in[0], in[1]));
+    case OpKind::LogicalOr:
+      return one(logical_or(in[0], in[1]));
+    case OpKind::LogicalXor:
+      return one(logical_xor(in[0], in[1]));
+    case OpKind::LogicalNot:
+      return one(logical_not(in[0]));
+    case OpKind::Where:
+      return one(where(in[0], in[1], in[2]));
+    case OpKind::Sum:
+      return one(sum(in[0], a.get_ints("dim", {}), a.get_bool("keepdim", false)));
+    case OpKind::Mean:
+      return one(mean(in[0], a.get_ints("dim", {}), a.get_bool("keepdim", false)));
+    case OpKind::Prod:
+      return one(prod(in[0], optional_int(a, "dim"), a.get_bool("keepdim", false)));
+    case OpKind::Max: {
+      auto [values, indices] = max(in[0], a.get_int("dim"), a.get_bool("keepdim", false));
+      return {values, indices};
+    }
+    case OpKind::Min: {
+      auto [values, indices] = min(in[0], a.get_int("dim"), a.get_bool("keepdim", false));
+      return {values, indices};
+    }
+    case OpKind::Argmax:
+      return one(argmax(in[0], optional_int(a, "dim"), a.get_bool("keepdim", false)));
+    case OpKind::Argmin:
+      return one(argmin(in[0], optional_int(a, "dim"), a.get_bool("keepdim", false)));
+    case OpKind::Var:
+      return one(var(in[0], a.get_ints("dim", {}), a.get_int("correction", 1),
+                     a.get_bool("keepdim", false)));
+    case OpKind::Std:
+      return one(weft::std(in[0], a.get_ints("dim", {}), a.get_int("correction", 1),
+                           a.get_bool("keepdim", false)));
+    case OpKind::Logsumexp:
+      return one(logsumexp(in[0], a.get_ints("dim"), a.get_bool("keepdim", false)));
+    case OpKind::Softmax:
+      return one(softmax(in[0], a.get_int("dim")));
+    case OpKind::LogSoftmax:
+      return one(log_softmax(in[0], a.get_int("dim")));
+    case OpKind::Matmul:
+      return one(matmul(in[0], in[1]));
+    case OpKind::Mm:
+      return one(mm(in[0], in[1]));
+    case OpKind::Bmm:
+      return one(bmm(in[0], in[1]));
+    case OpKind::Linear:
+      return one(linear(in[0], in[1], optional_input(in, 2)));
+    case OpKind::Addmm:
+      return one(addmm(in[0], in[1], in[2], a.get_float("beta", 1.0), a.get_float("alpha", 1.0)));
+    case OpKind::Conv1d:
+    case OpKind::Conv2d: {
+      const auto stride = a.get_ints("stride", {1});
+      const auto padding = a.get_ints("padding", {0});
+      const auto dilation = a.get_ints("dilation", {1});
+      const std::int64_t groups = a.get_int("groups", 1);
+      if (node.op == OpKind::Conv1d) {
+        return one(conv1d(in[0], in[1], optional_input(in, 2), stride, padding, dilation, groups));
+      }
+      return one(conv2d(in[0], in[1], optional_input(in, 2), stride, padding, dilation, groups));
+    }
+    case OpKind::MaxPool1d:
+    case OpKind::MaxPool2d: {
+      const auto kernel = a.get_ints("kernel_size");
+      const auto stride = a.get_ints("stride", {});
+      const auto padding = a.get_ints("padding", {0});
+      const auto dilation = a.get_ints("dilation", {1});
+      const bool ceil_mode = a.get_bool("ceil_mode", false);
+      if (node.op == OpKind::MaxPool1d) {
+        return one(max_pool1d(in[0], kernel, stride, padding, dilation, ceil_mode));
+      }
+      return one(max_pool2d(in[0], kernel, stride, padding, dilation, ceil_mode));
+    }
+    case OpKind::AvgPool1d:
+    case OpKind::AvgPool2d: {
+      const auto kernel = a.get_ints("kernel_size");
+      const auto stride = a.get_ints("stride", {});
+      const auto padding = a.get_ints("padding", {0});
+      const bool ceil_mode = a.get_bool("ceil_mode", false);
+      const bool include_pad = a.get_bool("count_include_pad", true);
+      if (node.op == OpKind::AvgPool1d) {
+        return one(avg_pool1d(in[0], kernel, stride, padding, ceil_mode, include_pad));
+      }
+      return one(avg_pool2d(in[0], kernel, stride, padding, ceil_mode, include_pad));
+    }
+    case OpKind::AdaptiveAvgPool2d:
+      return one(adaptive_avg_pool2d(in[0], a.get_ints("output_size")));
+    case OpKind::BatchNorm:
+      // IR order: input, weight, bias[, running_mean, running_var]. The running stats are
+      // cloned so that executing a graph never mutates the caller's values.
+      return one(batch_norm(in[0], in.size() > 3 ? in[3].clone() : Tensor(),
+                            in.size() > 4 ? in[4].clone() : Tensor(), in[1], in[2],
+                            a.get_bool("training", false), a.get_float("momentum", 0.1),
+                            a.get_float("eps", 1e-5)));
+    case OpKind::LayerNorm:
+      return one(layer_norm(in[0], a.get_ints("normalized_shape"), optional_input(in, 1),
+                            optional_input(in, 2), a.get_float("eps", 1e-5)));
+    case OpKind::Dropout:
+      return one(dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true),
+                         static_cast<std::uint64_t>(a.get_int("seed", 0))));
+    case OpKind::Embedding:
+      return one(embedding(in[0], in[1], optional_int(a, "padding_idx")));
+    case OpKind::Reshape:
+      return one(reshape(in[0], a.get_ints("shape")));
+    case OpKind::Flatten:
+      return one(flatten(in[0], a.get_int("start_dim", 0), a.get_int("end_dim", -1)));
+    case OpKind::Squeeze:
+      return one(squeeze(in[0], a.get_ints("dim", {})));
+    case OpKind::Unsqueeze:
+      return one(unsqueeze(in[0], a.get_int("dim")));
+    case OpKind::Transpose:
+      return one(transpose(in[0], a.get_int("dim0"), a.get_int("dim1")));
+    case OpKind::Permute:
+      return one(permute(in[0], a.get_ints("dims")));
+    case OpKind::Expand:
+      return one(expand(in[0], a.get_ints("size")));
+    case OpKind::Slice:
+      return one(slice(in[0], a.get_int("dim", 0), a.get_int("start", 0),
+                       a.get_int("end", INT64_MAX), a.get_int("step", 1)));
+    case OpKind::Select:
+      return one(select(in[0], a.get_int("dim"), a.get_int("index")));
+    case OpKind::Cat:
+      return one(cat(in, a.get_int("dim", 0)));
+    case OpKind::Stack:
+      return one(stack(in, a.get_int("dim", 0)));
+    case OpKind::Split: {
+      const auto sizes = a.get_ints("split_size");
+      if (sizes.size() == 1) return split(in[0], sizes[0], a.get_int("dim", 0));
+      return split(in[0], IntList(sizes), a.get_int("dim", 0));
+    }
+    case OpKind::Chunk:
+      return chunk(in[0], a.get_int("chunks"), a.get_int("dim", 0));
+    case OpKind::Pad:
+      return one(pad(in[0], a.get_ints("pad"), a.get_string("mode", "constant"),
+                     a.get_float("value", 0.0)));
+    case OpKind::Tril:
+      return one(tril(in[0], a.get_int("diagonal", 0)));
+    case OpKind::Triu:
+      return one(triu(in[0], a.get_int("diagonal", 0)));
+    case OpKind::Gather:
+      return one(gather(in[0], a.get_int("dim"), in[1]));
+    case OpKind::IndexSelect:
+      return one(index_select(in[0], a.get_int("dim"), in[1]));
+    case OpKind::Interpolate:
+      return one(interpolate(in[0], a.get_ints("size"), a.get_string("mode", "nearest"),
+                             a.get_bool("align_corners", false)));
+    case OpKind::Cast:
+      return one(cast(in[0], value_dtype(a.get_dtype("dtype"), floating)));
+  }
+  throw Error("run_node: unknown op kind " + std::to_string(static_cast<int>(node.op)));
+}
+
+Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOptions& options) {
+  std::vector<Tensor> values(graph.values().size());
+  for (LeafKind kind : {LeafKind::Input, LeafKind::Parameter}) {
+    for (ValueId id : graph.leaves(kind)) {
+      const Value& leaf = graph.value(id);
+      auto it = leaves.find(leaf.name);
+      if (it == leaves.end() || !it->second.defined()) {
+        throw Error(std::string(kind == LeafKind::Input ? "input" : "parameter") + " '" +
+                    leaf.name + "' has no value");
+      }
+      const Tensor& t = it->second;
+      if (t.sizes() != leaf.type.shape || t.dtype() != leaf.type.dtype) {
+        throw Error("value of '" + leaf.name + "' is " + dtype_name(t.dtype()) +
+                    shape_str(t.sizes()) + ", but the graph declares " + to_string(leaf.type));
+      }
+      const Dtype run_dtype = value_dtype(t.dtype(), options.floating_dtype);
+      values[id] = t.to(run_dtype);  // a differentiable cast when t requires grad
+    }
+  }
+  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+    const Node& node = graph.nodes()[n];
+    std::vector<Tensor> inputs;
+    inputs.reserve(node.inputs.size());
+    for (ValueId id : node.inputs) inputs.push_back(values[id]);
+    std::vector<Tensor> outputs;
+    try {
+      outputs = run_node(node, inputs, options.floating_dtype);
+    } catch (const Error& e) {
+      throw Error(node_label(graph, n) + ": " + e.what());
+    }
+    if (outputs.size() != node.outputs.size()) {
+      throw Error(node_label(graph, n) + ": produced " + std::to_string(outputs.size()) +
+                  " outputs, the graph declares " + std::to_string(node.outputs.size()));
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const TensorType& declared = graph.type(node.outputs[k]);
+      const Dtype expected_dtype = value_dtype(declared.dtype, options.floating_dtype);
+      if (outputs[k].sizes() != declared.shape || outputs[k].dtype() != expected_dtype) {
+        throw Error(node_label(graph, n) + ": output " + std::to_string(k) + " is " +
+                    dtype_name(outputs[k].dtype()) + shape_str(outputs[k].sizes()) +
+                    ", but the graph declares " + dtype_name(expected_dtype) +
+                    shape_str(declared.shape));
+      }
+      values[node.outputs[k]] = outputs[k];
+    }
+  }
+  Execution result;
+  for (ValueId id : graph.outputs()) result.outputs.push_back(values[id]);
+  if (options.keep_values) result.values = std::move(values);
+  return result;
+}
+
+GradientExecution execute_with_gradients(const Graph& graph, const TensorMap& leaves,
+                                         const std::vector<Tensor>& cotangents,
+                                         const ExecutionOptions& options) {
+  // Fresh leaves that require grad, so the caller's tensors are never touched.
+  TensorMap tracked;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : leaves) {
+    Tensor leaf = value.detach();
+    if (leaf.is_floating_point()) {
+      leaf.requires_grad_(true);
+      names.push_back(name);
+    }
+    tracked.emplace(name, leaf);
+  }
+  GradientExecution result;
+  result.forward = execute(graph, tracked, options);
+  if (cotangents.size() != result.forward.outputs.size()) {
+    throw Error("execute_with_gradients: " + std::to_string(cotangents.size()) +
+                " cotangents for " + std::to_string(result.forward.outputs.size()) + " outputs");
+  }
+  Tensor objective;
+  for (std::size_t i = 0; i < cotangents.size(); ++i) {
+    const Tensor& out = result.forward.outputs[i];
+    if (!out.is_floating_point() || !out.requires_grad()) continue;
+    const Tensor term = sum(mul(out, cotangents[i].to(out.dtype())));
+    objective = objective.defined() ? add(objective, term) : term;
+  }
+  std::vector<Tensor> sources;
+  for (const std::string& name : names) sources.push_back(tracked.at(name));
+  if (!objective.defined() || sources.empty()) {
+    for (const std::string& name : names) result.gradients[name] = zeros_like(tracked.at(name));
+    return result;
+  }
+  const std::vector<Tensor> grads =
+      autograd::grad({objective}, sources, {}, false, false, /*allow_unused=*/true);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    result.gradients[names[i]] = grads[i].defined() ? grads[i] : zeros_like(sources[i]);
+  }
+  // Gradients are reported in each leaf's own dtype.
+  for (const std::string& name : names) {
+    const Dtype original = leaves.at(name).dtype();
+    result.gradients[name] = result.gradients[name].to(original);
+  }
+  return result;
+}
+
+}  // namespace weft::ir

@@ -1,0 +1,328 @@
+#include "weft/ir/op_schema.h"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+#include "weft/error.h"
+
+namespace weft::ir {
+
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+
+AttrSpec required(std::string name, AttrType type) {
+  return {std::move(name), type, true, std::nullopt};
+}
+// Absent means "none" (no bound, all dims, no rounding, …).
+AttrSpec optional_attr(std::string name, AttrType type) {
+  return {std::move(name), type, false, std::nullopt};
+}
+AttrSpec int_attr(std::string name, std::int64_t value) {
+  return {std::move(name), AttrType::Int, false, AttrValue(value)};
+}
+AttrSpec float_attr(std::string name, double value) {
+  return {std::move(name), AttrType::Float, false, AttrValue(value)};
+}
+AttrSpec bool_attr(std::string name, bool value) {
+  return {std::move(name), AttrType::Bool, false, AttrValue(value)};
+}
+AttrSpec ints_attr(std::string name, Ints value) {
+  return {std::move(name), AttrType::IntList, false, AttrValue(std::move(value))};
+}
+AttrSpec string_attr(std::string name, std::string value, std::vector<std::string> allowed) {
+  return {std::move(name), AttrType::String, false, AttrValue(std::move(value)),
+          std::move(allowed)};
+}
+
+OpSchema row(OpKind op, std::string_view family, std::vector<std::string> inputs,
+             std::vector<AttrSpec> attrs = {}, int num_outputs = 1) {
+  const int count = static_cast<int>(inputs.size());
+  return {op, family, std::move(inputs), count, count, num_outputs, std::move(attrs)};
+}
+OpSchema unary(OpKind op, std::string_view family, std::vector<AttrSpec> attrs = {}) {
+  return row(op, family, {"self"}, std::move(attrs));
+}
+OpSchema binary(OpKind op, std::string_view family, std::vector<AttrSpec> attrs = {}) {
+  return row(op, family, {"self", "other"}, std::move(attrs));
+}
+OpSchema with_optional_inputs(OpSchema schema, int min_inputs, std::vector<int> counts = {}) {
+  schema.min_inputs = min_inputs;
+  schema.input_counts = std::move(counts);
+  return schema;
+}
+OpSchema variadic(OpKind op, std::string_view family, std::vector<AttrSpec> attrs) {
+  return {op, family, {"tensors"}, 1, -1, 1, std::move(attrs)};
+}
+
+// One case per op. There is no default label: with -Wall -Werror (-Wswitch), an op added to
+// WEFT_OP_LIST without a row here fails to compile.
+OpSchema make_schema(OpKind op) {
+  using K = OpKind;
+  constexpr auto kNoEnd = std::numeric_limits<std::int64_t>::max();
+  switch (op) {
+    case K::Neg:
+    case K::Abs:
+    case K::Exp:
+    case K::Log:
+    case K::Log2:
+    case K::Sqrt:
+    case K::Rsqrt:
+    case K::Reciprocal:
+    case K::Sin:
+    case K::Cos:
+    case K::Tan:
+    case K::Asin:
+    case K::Acos:
+    case K::Atan:
+    case K::Sinh:
+    case K::Cosh:
+    case K::Tanh:
+    case K::Erf:
+    case K::Floor:
+    case K::Ceil:
+    case K::Round:
+    case K::Sign:
+      return unary(op, "unary");
+
+    case K::Sigmoid:
+    case K::Relu:
+    case K::Silu:
+      return unary(op, "activation");
+    case K::LeakyRelu:
+      return unary(op, "activation", {float_attr("negative_slope", 0.01)});
+    case K::Elu:
+      return unary(op, "activation", {float_attr("alpha", 1.0)});
+    case K::Gelu:
+      return unary(op, "activation", {string_attr("approximate", "none", {"none", "tanh"})});
+    case K::Softplus:
+      return unary(op, "activation", {float_attr("beta", 1.0), float_attr("threshold", 20.0)});
+    case K::Hardtanh:
+      return unary(op, "activation", {float_attr("min_val", -1.0), float_attr("max_val", 1.0)});
+    case K::Clamp:
+      return unary(op, "activation",
+                   {optional_attr("min", AttrType::Float), optional_attr("max", AttrType::Float)});
+
+    case K::Add:
+    case K::Sub:
+      return binary(op, "binary", {float_attr("alpha", 1.0)});
+    case K::Div:
+      return binary(op, "binary",
+                    {{"rounding_mode", AttrType::String, false, std::nullopt, {"trunc", "floor"}}});
+    case K::Mul:
+    case K::Pow:
+    case K::Maximum:
+    case K::Minimum:
+      return binary(op, "binary");
+
+    case K::Eq:
+    case K::Ne:
+    case K::Lt:
+    case K::Le:
+    case K::Gt:
+    case K::Ge:
+    case K::LogicalAnd:
+    case K::LogicalOr:
+    case K::LogicalXor:
+      return binary(op, "compare");
+    case K::LogicalNot:
+      return unary(op, "compare");
+    case K::Where:
+      return row(op, "compare", {"condition", "self", "other"});
+
+    case K::Sum:
+    case K::Mean:
+      return unary(op, "reduce", {ints_attr("dim", {}), bool_attr("keepdim", false)});
+    case K::Prod:
+      return unary(op, "reduce",
+                   {optional_attr("dim", AttrType::Int), bool_attr("keepdim", false)});
+    case K::Max:
+    case K::Min:  // outputs: values, indices
+      return row(op, "reduce", {"self"},
+                 {required("dim", AttrType::Int), bool_attr("keepdim", false)}, 2);
+    case K::Argmax:
+    case K::Argmin:
+      return unary(op, "reduce",
+                   {optional_attr("dim", AttrType::Int), bool_attr("keepdim", false)});
+    case K::Var:
+    case K::Std:
+      return unary(op, "reduce",
+                   {ints_attr("dim", {}), int_attr("correction", 1), bool_attr("keepdim", false)});
+    case K::Logsumexp:
+      return unary(op, "reduce", {required("dim", AttrType::IntList), bool_attr("keepdim", false)});
+
+    case K::Softmax:
+    case K::LogSoftmax:
+      return unary(op, "softmax", {required("dim", AttrType::Int)});
+
+    case K::Matmul:
+    case K::Mm:
+    case K::Bmm:
+      return binary(op, "matmul");
+    case K::Linear:
+      return with_optional_inputs(row(op, "matmul", {"input", "weight", "bias"}), 2);
+    case K::Addmm:
+      return row(op, "matmul", {"self", "mat1", "mat2"},
+                 {float_attr("beta", 1.0), float_attr("alpha", 1.0)});
+
+    case K::Conv1d:
+    case K::Conv2d:
+      return with_optional_inputs(row(op, "conv", {"input", "weight", "bias"},
+                                      {ints_attr("stride", {1}), ints_attr("padding", {0}),
+                                       ints_attr("dilation", {1}), int_attr("groups", 1)}),
+                                  2);
+
+    case K::MaxPool1d:
+    case K::MaxPool2d:
+      return unary(
+          op, "pool",
+          {required("kernel_size", AttrType::IntList), ints_attr("stride", {}),
+           ints_attr("padding", {0}), ints_attr("dilation", {1}), bool_attr("ceil_mode", false)});
+    case K::AvgPool1d:
+    case K::AvgPool2d:
+      return unary(op, "pool",
+                   {required("kernel_size", AttrType::IntList), ints_attr("stride", {}),
+                    ints_attr("padding", {0}), bool_attr("ceil_mode", false),
+                    bool_attr("count_include_pad", true)});
+    case K::AdaptiveAvgPool2d:
+      return unary(op, "pool", {required("output_size", AttrType::IntList)});
+
+    case K::BatchNorm:
+      return with_optional_inputs(
+          row(op, "norm", {"input", "weight", "bias", "running_mean", "running_var"},
+              {bool_attr("training", false), float_attr("momentum", 0.1), float_attr("eps", 1e-5)}),
+          3, {3, 5});
+    case K::LayerNorm:
+      return with_optional_inputs(
+          row(op, "norm", {"input", "weight", "bias"},
+              {required("normalized_shape", AttrType::IntList), float_attr("eps", 1e-5)}),
+          1, {1, 3});
+    case K::Dropout:
+      return unary(op, "norm",
+                   {float_attr("p", 0.5), bool_attr("training", true), int_attr("seed", 0)});
+    case K::Embedding:
+      return row(op, "norm", {"input", "weight"}, {optional_attr("padding_idx", AttrType::Int)});
+
+    case K::Reshape:
+      return unary(op, "shape", {required("shape", AttrType::IntList)});
+    case K::Flatten:
+      return unary(op, "shape", {int_attr("start_dim", 0), int_attr("end_dim", -1)});
+    case K::Squeeze:
+      return unary(op, "shape", {ints_attr("dim", {})});
+    case K::Unsqueeze:
+      return unary(op, "shape", {required("dim", AttrType::Int)});
+    case K::Transpose:
+      return unary(op, "shape", {required("dim0", AttrType::Int), required("dim1", AttrType::Int)});
+    case K::Permute:
+      return unary(op, "shape", {required("dims", AttrType::IntList)});
+    case K::Expand:
+      return unary(op, "shape", {required("size", AttrType::IntList)});
+    case K::Slice:
+      return unary(
+          op, "shape",
+          {int_attr("dim", 0), int_attr("start", 0), int_attr("end", kNoEnd), int_attr("step", 1)});
+    case K::Select:
+      return unary(op, "shape", {required("dim", AttrType::Int), required("index", AttrType::Int)});
+
+    case K::Cat:
+    case K::Stack:
+      return variadic(op, "join", {int_attr("dim", 0)});
+    case K::Split:
+      return row(op, "join", {"self"},
+                 {required("split_size", AttrType::IntList), int_attr("dim", 0)}, -1);
+    case K::Chunk:
+      return row(op, "join", {"self"}, {required("chunks", AttrType::Int), int_attr("dim", 0)}, -1);
+    case K::Pad:
+      return unary(op, "join",
+                   {required("pad", AttrType::IntList),
+                    string_attr("mode", "constant", {"constant", "reflect", "replicate"}),
+                    float_attr("value", 0.0)});
+    case K::Tril:
+    case K::Triu:
+      return unary(op, "join", {int_attr("diagonal", 0)});
+    case K::Gather:
+    case K::IndexSelect:
+      return row(op, "index", {"self", "index"}, {required("dim", AttrType::Int)});
+
+    case K::Interpolate:
+      return unary(op, "interpolate",
+                   {required("size", AttrType::IntList),
+                    string_attr("mode", "nearest", {"nearest", "linear", "bilinear"}),
+                    bool_attr("align_corners", false)});
+
+    case K::Cast:
+      return unary(op, "cast", {required("dtype", AttrType::Dtype)});
+  }
+  throw std::logic_error("op_schema: no row for op #" + std::to_string(static_cast<unsigned>(op)));
+}
+
+const std::vector<OpSchema>& table() {
+  static const std::vector<OpSchema> rows = [] {
+    std::vector<OpSchema> built;
+    built.reserve(kNumOps);
+    for (OpKind op : kAllOps) {
+      built.push_back(make_schema(op));
+      // Every row must describe its own op and have consistent counts.
+      const OpSchema& s = built.back();
+      if (s.op != op || s.input_names.empty() || s.min_inputs < 0 ||
+          (s.max_inputs != -1 && s.max_inputs < s.min_inputs)) {
+        throw std::logic_error("op_schema: inconsistent row for " + std::string(op_name(op)));
+      }
+    }
+    return built;
+  }();
+  return rows;
+}
+
+}  // namespace
+
+const AttrSpec* OpSchema::find_attr(std::string_view attr_name) const {
+  for (const AttrSpec& spec : attrs) {
+    if (spec.name == attr_name) return &spec;
+  }
+  return nullptr;
+}
+
+bool OpSchema::accepts_input_count(int count) const {
+  if (count < min_inputs || (max_inputs != -1 && count > max_inputs)) return false;
+  if (input_counts.empty()) return true;
+  for (int allowed : input_counts) {
+    if (allowed == count) return true;
+  }
+  return false;
+}
+
+std::string OpSchema::input_count_text() const {
+  if (max_inputs == -1) return "at least " + std::to_string(min_inputs);
+  if (!input_counts.empty()) {
+    std::string text;
+    for (std::size_t i = 0; i < input_counts.size(); ++i) {
+      if (i > 0) text += i + 1 == input_counts.size() ? " or " : ", ";
+      text += std::to_string(input_counts[i]);
+    }
+    return text;
+  }
+  if (min_inputs == max_inputs) return std::to_string(min_inputs);
+  if (max_inputs == min_inputs + 1) {
+    return std::to_string(min_inputs) + " or " + std::to_string(max_inputs);
+  }
+  return std::to_string(min_inputs) + " to " + std::to_string(max_inputs);
+}
+
+const OpSchema& schema(OpKind op) {
+  const auto index = static_cast<std::size_t>(op);
+  if (index >= kNumOps) throw Error("unknown op #" + std::to_string(index));
+  return table()[index];
+}
+
+Attributes with_defaults(OpKind op, const Attributes& attrs) {
+  Attributes filled = attrs;
+  for (const AttrSpec& spec : schema(op).attrs) {
+    if (spec.default_value && !filled.has(spec.name)) filled.set(spec.name, *spec.default_value);
+  }
+  return filled;
+}
+
+}  // namespace weft::ir

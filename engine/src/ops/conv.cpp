@@ -1,0 +1,434 @@
+// Convolution as im2col + GEMM, per image: out[g] = W[g] · col(x)[g]. conv1d is conv2d over
+// a unit height. The three kernels (forward, input gradient, weight gradient) are bilinear
+// and each one's derivative is made of the other two, so gradients of any order work.
+#include <algorithm>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kernels/dispatch.h"
+#include "kernels/gemm.h"
+#include "weft/autograd.h"
+#include "weft/error.h"
+#include "weft/ops.h"
+#include "weft/parallel.h"
+
+namespace weft {
+
+namespace {
+using Grads = std::vector<Tensor>;
+using Saved = std::vector<Tensor>;
+
+struct ConvParams {
+  std::int64_t sh, sw, ph, pw, dh, dw, groups;
+};
+
+// Sizes of one convolution: input [N, C, H, W], weight [O, C/groups, kh, kw], out [N, O, Ho, Wo].
+struct Geometry {
+  std::int64_t N, C, H, W, O, kh, kw, Ho, Wo;
+  std::int64_t G, Cg, Og;  // groups, channels and outputs per group
+  std::int64_t L() const { return Ho * Wo; }
+  std::int64_t K() const { return Cg * kh * kw; }  // GEMM depth per group
+  bool is_pointwise(const ConvParams& p) const {
+    return kh == 1 && kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0;
+  }
+};
+
+Geometry geometry(const Shape& x, const Shape& w, const ConvParams& p) {
+  Geometry g{};
+  g.N = x[0], g.C = x[1], g.H = x[2], g.W = x[3];
+  g.O = w[0], g.kh = w[2], g.kw = w[3];
+  g.Ho = (g.H + 2 * p.ph - p.dh * (g.kh - 1) - 1) / p.sh + 1;
+  g.Wo = (g.W + 2 * p.pw - p.dw * (g.kw - 1) - 1) / p.sw + 1;
+  g.G = p.groups, g.Cg = g.C / p.groups, g.Og = g.O / p.groups;
+  return g;
+}
+
+// col[(c, i, j), (oh - oh0, ow)] = img[c, oh*sh - ph + i*dh, ow*sw - pw + j*dw], zero
+// outside, for output rows oh in [oh0, oh1).
+template <typename T>
+void im2col(const T* img, T* col, const Geometry& g, const ConvParams& p, std::int64_t oh0,
+            std::int64_t oh1) {
+  const std::int64_t L = (oh1 - oh0) * g.Wo;
+  for (std::int64_t c = 0; c < g.C; ++c) {
+    for (std::int64_t i = 0; i < g.kh; ++i) {
+      for (std::int64_t j = 0; j < g.kw; ++j) {
+        T* row = col + ((c * g.kh + i) * g.kw + j) * L;
+        const std::int64_t x0 = j * p.dw - p.pw;
+        // Output columns whose input column x0 + ow*sw lies in [0, W).
+        std::int64_t lo = x0 >= 0 ? 0 : (-x0 + p.sw - 1) / p.sw;
+        std::int64_t hi = x0 >= g.W ? 0 : (g.W - 1 - x0) / p.sw + 1;
+        lo = std::min(lo, g.Wo);
+        hi = std::max(lo, std::min(hi, g.Wo));
+        for (std::int64_t oh = oh0; oh < oh1; ++oh) {
+          T* out = row + (oh - oh0) * g.Wo;
+          const std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
+          if (ih < 0 || ih >= g.H) {
+            std::fill(out, out + g.Wo, T(0));
+            continue;
+          }
+          const T* in = img + (c * g.H + ih) * g.W;
+          std::fill(out, out + lo, T(0));
+          if (p.sw == 1) {
+            if (hi > lo) std::copy(in + x0 + lo, in + x0 + hi, out + lo);
+          } else {
+            for (std::int64_t ow = lo; ow < hi; ++ow) out[ow] = in[x0 + ow * p.sw];
+          }
+          std::fill(out + hi, out + g.Wo, T(0));
+        }
+      }
+    }
+  }
+}
+
+// The adjoint of im2col: img[c, ih, iw] += col[...] (img must start zeroed).
+template <typename T>
+void col2im(const T* col, T* img, const Geometry& g, const ConvParams& p, std::int64_t oh0,
+            std::int64_t oh1) {
+  const std::int64_t L = (oh1 - oh0) * g.Wo;
+  for (std::int64_t c = 0; c < g.C; ++c) {
+    for (std::int64_t i = 0; i < g.kh; ++i) {
+      for (std::int64_t j = 0; j < g.kw; ++j) {
+        const T* row = col + ((c * g.kh + i) * g.kw + j) * L;
+        const std::int64_t x0 = j * p.dw - p.pw;
+        std::int64_t lo = x0 >= 0 ? 0 : (-x0 + p.sw - 1) / p.sw;
+        std::int64_t hi = x0 >= g.W ? 0 : (g.W - 1 - x0) / p.sw + 1;
+        lo = std::min(lo, g.Wo);
+        hi = std::max(lo, std::min(hi, g.Wo));
+        for (std::int64_t oh = oh0; oh < oh1; ++oh) {
+          const std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
+          if (ih < 0 || ih >= g.H) continue;
+          const T* src = row + (oh - oh0) * g.Wo;
+          T* dst = img + (c * g.H + ih) * g.W;
+          for (std::int64_t ow = lo; ow < hi; ++ow) dst[x0 + ow * p.sw] += src[ow];
+        }
+      }
+    }
+  }
+}
+
+// Runs fn(n0, n1) over images: across threads when there are enough images, else serially
+// so that each GEMM can use the threads instead.
+void for_images(std::int64_t N, const std::function<void(std::int64_t, std::int64_t)>& fn) {
+  if (N == 0) return;
+  const std::int64_t grain = N >= get_num_threads() ? 1 : N;
+  parallel_for(0, N, grain, fn);
+}
+
+// Output rows per im2col tile: the column buffer of one tile stays within ~512 KiB, so it is
+// still in cache when the GEMM reads it.
+template <typename T>
+std::int64_t tile_rows(const Geometry& g) {
+  const std::int64_t col_rows = std::max<std::int64_t>(g.C * g.kh * g.kw, 1);
+  const std::int64_t cols =
+      (std::int64_t{512} << 10) / (col_rows * static_cast<std::int64_t>(sizeof(T)));
+  return std::max<std::int64_t>(1, std::min(g.Ho, cols / std::max<std::int64_t>(g.Wo, 1)));
+}
+
+// Calls fn(oh0, oh1, col, ldc) for each tile of output rows; col holds the tile's im2col
+// columns (leading dimension ldc), or for a pointwise conv the image itself.
+template <typename T, typename F>
+void for_tiles(const T* img, std::vector<T>& buffer, const Geometry& g, const ConvParams& p,
+               bool fill, F fn) {
+  if (g.is_pointwise(p)) {
+    fn(std::int64_t{0}, g.Ho, const_cast<T*>(img), g.L());
+    return;
+  }
+  const std::int64_t rows = tile_rows<T>(g);
+  buffer.resize(static_cast<std::size_t>(g.C * g.kh * g.kw * rows * g.Wo));
+  for (std::int64_t oh0 = 0; oh0 < g.Ho; oh0 += rows) {
+    const std::int64_t oh1 = std::min(g.Ho, oh0 + rows);
+    if (fill) im2col(img, buffer.data(), g, p, oh0, oh1);
+    fn(oh0, oh1, buffer.data(), (oh1 - oh0) * g.Wo);
+  }
+}
+
+template <typename T>
+void forward_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                    const Geometry& g, const ConvParams& p) {
+  const T* xd = x.data<T>();
+  const T* wd = w.data<T>();
+  const T* bd = bias.defined() ? bias.data<T>() : nullptr;
+  T* od = out.data<T>();
+  const std::int64_t L = g.L(), K = g.K();
+  for_images(g.N, [&](std::int64_t n0, std::int64_t n1) {
+    std::vector<T> col;
+    for (std::int64_t n = n0; n < n1; ++n) {
+      T* on = od + n * g.O * L;
+      for_tiles<T>(xd + n * g.C * g.H * g.W, col, g, p, true,
+                   [&](std::int64_t oh0, std::int64_t oh1, const T* cd, std::int64_t ldc) {
+                     const std::int64_t cols = (oh1 - oh0) * g.Wo;
+                     for (std::int64_t gr = 0; gr < g.G; ++gr) {
+                       kernels::gemm<T>({wd + gr * g.Og * K, g.Og, K, K, 1},
+                                        {cd + gr * K * ldc, K, cols, ldc, 1},
+                                        {on + gr * g.Og * L + oh0 * g.Wo, g.Og, cols, L, 1}, T(1),
+                                        T(0));
+                     }
+                   });
+      if (bd) {
+        for (std::int64_t o = 0; o < g.O; ++o) {
+          T* row = on + o * L;
+          for (std::int64_t l = 0; l < L; ++l) row[l] += bd[o];
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void input_grad_kernel(const Tensor& gout, const Tensor& w, const Tensor& dx, const Geometry& g,
+                       const ConvParams& p) {
+  const T* gd = gout.data<T>();
+  const T* wd = w.data<T>();
+  T* xd = dx.data<T>();
+  const std::int64_t L = g.L(), K = g.K();
+  const bool pointwise = g.is_pointwise(p);
+  for_images(g.N, [&](std::int64_t n0, std::int64_t n1) {
+    std::vector<T> col;
+    for (std::int64_t n = n0; n < n1; ++n) {
+      T* img = xd + n * g.C * g.H * g.W;
+      if (!pointwise) std::fill(img, img + g.C * g.H * g.W, T(0));
+      const T* gn = gd + n * g.O * L;
+      for_tiles<T>(img, col, g, p, false,
+                   [&](std::int64_t oh0, std::int64_t oh1, T* cd, std::int64_t ldc) {
+                     const std::int64_t cols = (oh1 - oh0) * g.Wo;
+                     for (std::int64_t gr = 0; gr < g.G; ++gr) {
+                       // col[g] = W[g]ᵀ · gout[g]; W[g] is [Og, K] row-major, seen transposed.
+                       kernels::gemm<T>({wd + gr * g.Og * K, K, g.Og, 1, K},
+                                        {gn + gr * g.Og * L + oh0 * g.Wo, g.Og, cols, L, 1},
+                                        {cd + gr * K * ldc, K, cols, ldc, 1}, T(1), T(0));
+                     }
+                     if (!pointwise) col2im(cd, img, g, p, oh0, oh1);
+                   });
+    }
+  });
+}
+
+template <typename T>
+void weight_grad_kernel(const Tensor& x, const Tensor& gout, const Tensor& dw, const Geometry& g,
+                        const ConvParams& p) {
+  const T* xd = x.data<T>();
+  const T* gd = gout.data<T>();
+  T* wd = dw.data<T>();
+  const std::int64_t L = g.L(), K = g.K();
+  const std::int64_t wsize = g.O * K;
+  std::fill(wd, wd + wsize, T(0));
+  std::mutex merge;
+  for_images(g.N, [&](std::int64_t n0, std::int64_t n1) {
+    std::vector<T> col;
+    const bool whole = n0 == 0 && n1 == g.N;  // the only chunk: accumulate in place
+    std::vector<T> local(whole ? 0 : static_cast<std::size_t>(wsize), T(0));
+    T* acc = whole ? wd : local.data();
+    for (std::int64_t n = n0; n < n1; ++n) {
+      const T* gn = gd + n * g.O * L;
+      for_tiles<T>(xd + n * g.C * g.H * g.W, col, g, p, true,
+                   [&](std::int64_t oh0, std::int64_t oh1, const T* cd, std::int64_t ldc) {
+                     const std::int64_t cols = (oh1 - oh0) * g.Wo;
+                     for (std::int64_t gr = 0; gr < g.G; ++gr) {
+                       // dW[g] += gout[g] · col[g]ᵀ
+                       kernels::gemm<T>({gn + gr * g.Og * L + oh0 * g.Wo, g.Og, cols, L, 1},
+                                        {cd + gr * K * ldc, cols, K, 1, ldc},
+                                        {acc + gr * g.Og * K, g.Og, K, K, 1}, T(1), T(1));
+                     }
+                   });
+    }
+    if (!whole) {
+      std::lock_guard<std::mutex> lock(merge);
+      for (std::int64_t i = 0; i < wsize; ++i) wd[i] += local[i];
+    }
+  });
+}
+
+Tensor conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const ConvParams& p);
+Tensor conv_input_grad(const Tensor& gout, const Tensor& w, const Shape& x_shape,
+                       const ConvParams& p);
+Tensor conv_weight_grad(const Tensor& x, const Tensor& gout, const Shape& w_shape,
+                        const ConvParams& p);
+
+Tensor conv_forward(const Tensor& x0, const Tensor& w0, const Tensor& bias0, const ConvParams& p) {
+  const Tensor x = x0.contiguous(), w = w0.contiguous();
+  const Tensor bias = bias0.defined() ? bias0.contiguous() : Tensor();
+  const Geometry g = geometry(x.sizes(), w.sizes(), p);
+  Tensor out = empty({g.N, g.O, g.Ho, g.Wo}, dtype(x.dtype()));
+  kernels::dispatch_floating(x.dtype(), "slow_conv2d_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    forward_kernel<T>(x, w, bias, out, g, p);
+  });
+  const Shape x_shape = x.sizes(), w_shape = w.sizes();
+  const bool has_bias = bias.defined();
+  std::vector<Tensor> inputs{x0, w0};
+  if (has_bias) inputs.push_back(bias0);
+  autograd::record_function("ConvolutionBackward0", inputs, {out}, {x, w},
+                            [p, x_shape, w_shape, has_bias](const Grads& gr, const Saved& s) {
+                              Grads grads{conv_input_grad(gr[0], s[1], x_shape, p),
+                                          conv_weight_grad(s[0], gr[0], w_shape, p)};
+                              if (has_bias) grads.push_back(sum(gr[0], {0, 2, 3}));
+                              return grads;
+                            });
+  return out;
+}
+
+Tensor conv_input_grad(const Tensor& gout0, const Tensor& w0, const Shape& x_shape,
+                       const ConvParams& p) {
+  const Tensor gout = gout0.contiguous(), w = w0.contiguous();
+  const Geometry g = geometry(x_shape, w.sizes(), p);
+  Tensor dx = empty(x_shape, dtype(gout.dtype()));
+  kernels::dispatch_floating(gout.dtype(), "slow_conv2d_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    input_grad_kernel<T>(gout, w, dx, g, p);
+  });
+  const Shape w_shape = w.sizes();
+  autograd::record_function("ConvolutionBackwardInput", {gout0, w0}, {dx}, {gout, w},
+                            [p, w_shape](const Grads& gr, const Saved& s) {
+                              return Grads{conv_forward(gr[0], s[1], Tensor(), p),
+                                           conv_weight_grad(gr[0], s[0], w_shape, p)};
+                            });
+  return dx;
+}
+
+Tensor conv_weight_grad(const Tensor& x0, const Tensor& gout0, const Shape& w_shape,
+                        const ConvParams& p) {
+  const Tensor x = x0.contiguous(), gout = gout0.contiguous();
+  const Geometry g = geometry(x.sizes(), w_shape, p);
+  Tensor dw = empty(w_shape, dtype(x.dtype()));
+  kernels::dispatch_floating(x.dtype(), "slow_conv2d_cpu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    weight_grad_kernel<T>(x, gout, dw, g, p);
+  });
+  const Shape x_shape = x.sizes();
+  autograd::record_function("ConvolutionBackwardWeight", {x0, gout0}, {dw}, {x, gout},
+                            [p, x_shape](const Grads& gr, const Saved& s) {
+                              return Grads{conv_input_grad(s[1], gr[0], x_shape, p),
+                                           conv_forward(s[0], gr[0], Tensor(), p)};
+                            });
+  return dw;
+}
+
+const char* scalar_type_name(Dtype d) {
+  switch (d) {
+    case Dtype::Bool:
+      return "Bool";
+    case Dtype::Int32:
+      return "Int";
+    case Dtype::Int64:
+      return "Long";
+    case Dtype::Float32:
+      return "Float";
+    case Dtype::Float64:
+      return "Double";
+  }
+  return "?";
+}
+
+std::string join_sizes(const std::vector<std::int64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? " x " : "") + std::to_string(v[i]);
+  return s;
+}
+
+// One value per spatial dim from a one-element or full list.
+std::vector<std::int64_t> expand_param(IntList values, std::size_t dims, const char* name) {
+  if (values.size() == 1) return std::vector<std::int64_t>(dims, values[0]);
+  if (values.size() != dims) {
+    throw Error(std::string("expected ") + name + " to be a single integer value or a list of " +
+                std::to_string(dims) + " values to match the convolution dimensions, but got " +
+                name + "=" + shape_str(values));
+  }
+  return values.vec();
+}
+
+// conv1d / conv2d: validates like PyTorch's _convolution, then runs the 2-D kernels.
+Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride_in,
+                   IntList padding_in, IntList dilation_in, std::int64_t groups, std::size_t dims,
+                   const char* name) {
+  const std::int64_t rank = static_cast<std::int64_t>(dims);
+  if (x.dim() != rank + 1 && x.dim() != rank + 2) {
+    throw Error("Expected " + std::to_string(rank + 1) + "D (unbatched) or " +
+                std::to_string(rank + 2) + "D (batched) input to " + name +
+                ", but got input of size: " + shape_str(x.sizes()));
+  }
+  const bool batched = x.dim() == rank + 2;
+  const Tensor input = batched ? x : x.unsqueeze(0);
+  if (input.dtype() != weight.dtype() || (bias.defined() && bias.dtype() != input.dtype())) {
+    const Dtype other = input.dtype() != weight.dtype() ? weight.dtype() : bias.dtype();
+    throw Error(std::string("expected scalar type ") + scalar_type_name(input.dtype()) +
+                " but found " + scalar_type_name(other));
+  }
+  const auto stride = expand_param(stride_in, dims, "stride");
+  const auto padding = expand_param(padding_in, dims, "padding");
+  const auto dilation = expand_param(dilation_in, dims, "dilation");
+  if (groups <= 0) throw Error("non-positive groups is not supported");
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (padding[d] < 0) throw Error("negative padding is not supported");
+    if (stride[d] <= 0) throw Error("non-positive stride is not supported");
+    if (dilation[d] <= 0) throw Error("dilation should be greater than zero");
+  }
+  const Shape& ws = weight.sizes();
+  const Shape& is = input.sizes();
+  if (weight.dim() != input.dim()) {
+    throw Error("Expected " + std::to_string(weight.dim()) + "-dimensional input for " +
+                std::to_string(weight.dim()) + "-dimensional weight " + shape_str(ws) +
+                ", but got " + std::to_string(input.dim()) + "-dimensional input of size " +
+                shape_str(is) + " instead");
+  }
+  const std::string g_str = std::to_string(groups);
+  if (ws[0] < groups) {
+    throw Error("Given groups=" + g_str + ", expected weight to be at least " + g_str +
+                " at dimension 0, but got weight of size " + shape_str(ws) + " instead");
+  }
+  if (ws[0] % groups != 0) {
+    throw Error("Given groups=" + g_str + ", expected weight to be divisible by " + g_str +
+                " at dimension 0, but got weight of size " + shape_str(ws) + " instead");
+  }
+  if (is[1] != ws[1] * groups) {
+    throw Error("Given groups=" + g_str + ", weight of size " + shape_str(ws) + ", expected input" +
+                shape_str(is) + " to have " + std::to_string(ws[1] * groups) +
+                " channels, but got " + std::to_string(is[1]) + " channels instead");
+  }
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != ws[0])) {
+    throw Error("Given weight of size " + shape_str(ws) +
+                ", expected bias to be 1-dimensional with " + std::to_string(ws[0]) +
+                " elements, but got bias of size " + shape_str(bias.sizes()) + " instead");
+  }
+  std::vector<std::int64_t> padded(dims), kernel(dims);
+  bool too_big = false;
+  for (std::size_t d = 0; d < dims; ++d) {
+    padded[d] = is[2 + d] + 2 * padding[d];
+    kernel[d] = dilation[d] * (ws[2 + d] - 1) + 1;
+    if (padded[d] < kernel[d]) too_big = true;
+  }
+  if (too_big) {
+    throw Error("Calculated padded input size per channel: (" + join_sizes(padded) +
+                "). Kernel size: (" + join_sizes(kernel) +
+                "). Kernel size can't be greater than actual input size");
+  }
+  if (!input.is_floating_point()) {
+    throw Error(std::string("\"slow_conv2d_cpu\" not implemented for '") +
+                scalar_type_name(input.dtype()) + "'");
+  }
+
+  Tensor out;
+  if (dims == 1) {
+    const ConvParams p{1, stride[0], 0, padding[0], 1, dilation[0], groups};
+    out = conv_forward(input.unsqueeze(2), weight.unsqueeze(2), bias, p).squeeze({2});
+  } else {
+    const ConvParams p{stride[0],   stride[1],   padding[0], padding[1],
+                       dilation[0], dilation[1], groups};
+    out = conv_forward(input, weight, bias, p);
+  }
+  return batched ? out : out.squeeze({0});
+}
+}  // namespace
+
+Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride,
+              IntList padding, IntList dilation, std::int64_t groups) {
+  return convolution(x, weight, bias, stride, padding, dilation, groups, 1, "conv1d");
+}
+
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride,
+              IntList padding, IntList dilation, std::int64_t groups) {
+  return convolution(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d");
+}
+
+}  // namespace weft

@@ -1,0 +1,633 @@
+// The oracle's LibTorch eager row of the op table: every OpKind lowered to the ATen call that
+// PyTorch's Python API makes for it (the switch has no default, so a new op without a row does
+// not compile), conversions between engine and ATen tensors, and the graph runner with autograd.
+// The only translation unit of the eager backend that includes torch headers: <ATen/ATen.h>
+// is enough, since Tensor::backward() reaches the autograd engine without torch/csrc headers.
+#include "weft/oracle/torch_eager.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+#include <c10/util/Logging.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weft/error.h"
+#include "weft/ir/op_schema.h"
+#include "weft/ops.h"
+
+namespace weft::oracle {
+
+// Also declared by tests/oracle/torch_eager_test.cpp (the public header stays free of torch).
+at::ScalarType to_torch_dtype(Dtype dtype);
+Dtype from_torch_dtype(at::ScalarType type);
+at::Tensor to_torch(const Tensor& tensor);
+Tensor from_torch(const at::Tensor& tensor);
+std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::Tensor>& in);
+
+namespace {
+
+using ir::Attributes;
+using ir::OpKind;
+
+// Once per process: LibTorch single-threaded (parallelism comes from several workers) and a
+// stack-trace fetcher that does not symbolize a backtrace for every c10::Error (~3 ms each).
+void init_torch_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    at::set_num_threads(1);
+    c10::SetStackTraceFetcher([] { return std::string("(backtrace omitted by weft)"); });
+  });
+}
+
+std::string first_line(const char* text) {
+  std::string line(text);
+  const auto end = line.find('\n');
+  if (end != std::string::npos) line.resize(end);
+  return line;
+}
+
+std::string node_label(const ir::Graph& graph, std::size_t index) {
+  const ir::Node& node = graph.nodes()[index];
+  std::string label = "node " + std::to_string(index);
+  if (!node.name.empty()) label += " '" + node.name + "'";
+  return label + " (" + std::string(ir::op_name(node.op)) + ")";
+}
+
+c10::optional<double> optional_float(const Attributes& a, std::string_view name) {
+  if (!a.has(name)) return c10::nullopt;
+  return a.get_float(name);
+}
+
+c10::optional<std::int64_t> optional_int(const Attributes& a, std::string_view name) {
+  if (!a.has(name)) return c10::nullopt;
+  return a.get_int(name);
+}
+
+c10::optional<at::Tensor> optional_input(const std::vector<at::Tensor>& in, std::size_t i) {
+  if (i < in.size()) return in[i];
+  return c10::nullopt;
+}
+
+// An empty dim list means every dim (the IR's convention): ATen's "none".
+at::OptionalIntArrayRef optional_dims(const std::vector<std::int64_t>& dims) {
+  if (dims.empty()) return c10::nullopt;
+  return at::IntArrayRef(dims);
+}
+
+// A whole-valued multiplier (add's alpha, addmm's beta) becomes an integer Scalar, as a Python
+// program writes it (`alpha=2`): ATen refuses floating alphas for integral tensors.
+at::Scalar multiplier(double value) {
+  if (std::nearbyint(value) == value && std::abs(value) < 9.0e15) {
+    return at::Scalar(static_cast<std::int64_t>(value));
+  }
+  return at::Scalar(value);
+}
+
+// torch.squeeze with several dims (PyTorch 1.13 takes one): wrap them against the input's
+// rank, then squeeze one at a time from the highest so the lower ones keep their positions.
+at::Tensor eager_squeeze(const at::Tensor& x, const std::vector<std::int64_t>& dims) {
+  if (dims.empty()) return at::squeeze(x);
+  std::vector<std::int64_t> wrapped;
+  for (std::int64_t d : dims) wrapped.push_back(c10::maybe_wrap_dim(d, x.dim()));
+  std::sort(wrapped.begin(), wrapped.end(), std::greater<>());
+  const auto repeat = std::adjacent_find(wrapped.begin(), wrapped.end());
+  if (repeat != wrapped.end()) {
+    throw Error("dim " + std::to_string(*repeat) + " appears multiple times in the list of dims");
+  }
+  at::Tensor out = x;
+  for (std::int64_t d : wrapped) out = at::squeeze(out, d);
+  return out;
+}
+
+// prod without a dim ignores keepdim in PyTorch; the IR keeps every dim as size 1.
+at::Tensor eager_prod(const at::Tensor& x, c10::optional<std::int64_t> dim, bool keepdim) {
+  if (dim) return at::prod(x, *dim, keepdim);
+  at::Tensor out = at::prod(x);
+  if (keepdim) out = out.reshape(std::vector<std::int64_t>(static_cast<std::size_t>(x.dim()), 1));
+  return out;
+}
+
+// torch.nn.functional.embedding: padding_idx checked and wrapped in Python, -1 means none.
+at::Tensor eager_embedding(const at::Tensor& indices, const at::Tensor& weight,
+                           c10::optional<std::int64_t> padding_idx) {
+  std::int64_t pad = -1;
+  if (padding_idx) {
+    const std::int64_t rows = weight.size(0);
+    if (*padding_idx >= rows || *padding_idx < -rows) {
+      throw Error("Padding_idx must be within num_embeddings");
+    }
+    pad = *padding_idx < 0 ? *padding_idx + rows : *padding_idx;
+  }
+  return at::embedding(weight, indices, pad);
+}
+
+// torch.nn.functional.pad is at::pad in 1.13; the non-constant modes take no value, so the
+// IR's default 0.0 is passed as "none" there (a non-zero value stays, and ATen refuses it).
+at::Tensor eager_pad(const at::Tensor& x, const std::vector<std::int64_t>& pads,
+                     const std::string& mode, double value) {
+  c10::optional<double> fill = value;
+  if (mode != "constant" && value == 0.0) fill = c10::nullopt;
+  return at::pad(x, pads, mode, fill);
+}
+
+// torch.nn.functional.interpolate with `size`: its Python-side checks in their order, then the
+// upsample op it dispatches to (the overloads with a scale-factor list, as Python calls them).
+at::Tensor eager_interpolate(const at::Tensor& x, const std::vector<std::int64_t>& size,
+                             const std::string& mode, bool align_corners) {
+  if (mode == "nearest" && align_corners) {
+    throw Error(
+        "align_corners option can only be set with the interpolating modes: linear | bilinear | "
+        "bicubic | trilinear");
+  }
+  const std::int64_t rank = x.dim();
+  if (static_cast<std::int64_t>(size.size()) != rank - 2) {
+    std::string spatial = "[";
+    for (std::int64_t d = 2; d < rank; ++d) {
+      spatial += (d > 2 ? ", " : "") + std::to_string(x.size(d));
+    }
+    std::string out = "[";
+    for (std::size_t i = 0; i < size.size(); ++i) {
+      out += (i > 0 ? ", " : "") + std::to_string(size[i]);
+    }
+    throw Error(
+        "Input and output must have the same number of spatial dimensions, but got input with "
+        "spatial dimensions of " +
+        spatial + "] and output size of " + out +
+        "]. Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+        "(o1, o2, ...,oK) format.");
+  }
+  const at::OptionalIntArrayRef output_size = at::IntArrayRef(size);
+  const c10::optional<at::ArrayRef<double>> no_scales = c10::nullopt;
+  if (mode == "nearest") {
+    if (rank == 3) return at::upsample_nearest1d(x, output_size, no_scales);
+    if (rank == 4) return at::upsample_nearest2d(x, output_size, no_scales);
+    if (rank == 5) return at::upsample_nearest3d(x, output_size, no_scales);
+  }
+  if (mode == "linear" && rank == 3) {
+    return at::upsample_linear1d(x, output_size, align_corners, no_scales);
+  }
+  if (mode == "bilinear" && rank == 4) {
+    return at::upsample_bilinear2d(x, output_size, align_corners, no_scales);
+  }
+  if ((mode == "linear" || mode == "bilinear") && rank >= 3 && rank <= 5) {
+    throw Error("Got " + std::to_string(rank) + "D input, but " + mode + " mode needs " +
+                (mode == "linear" ? "3D" : "4D") + " input");
+  }
+  throw Error("Input Error: Only 3D, 4D and 5D input Tensors supported (got " +
+              std::to_string(rank) +
+              "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+              "nearest-exact (got " +
+              mode + ")");
+}
+
+// torch.nn.functional.dropout. Identity (eval, p == 0, empty input) and p == 1 (x * 0) are
+// deterministic; any other training-mode mask comes from LibTorch's RNG and can never equal
+// the engine's seeded mask, so such a graph is not comparable.
+at::Tensor eager_dropout(const at::Tensor& x, double p, bool training) {
+  if (training && p > 0.0 && p < 1.0 && x.numel() > 0) {
+    throw Error("dropout in training mode is not comparable across frameworks");
+  }
+  return at::dropout(x, p, training);
+}
+
+}  // namespace
+
+at::ScalarType to_torch_dtype(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::Bool:
+      return at::kBool;
+    case Dtype::Int32:
+      return at::kInt;
+    case Dtype::Int64:
+      return at::kLong;
+    case Dtype::Float32:
+      return at::kFloat;
+    case Dtype::Float64:
+      return at::kDouble;
+  }
+  throw Error("to_torch_dtype: unknown dtype #" + std::to_string(static_cast<int>(dtype)));
+}
+
+Dtype from_torch_dtype(at::ScalarType type) {
+  switch (type) {
+    case at::kBool:
+      return Dtype::Bool;
+    case at::kInt:
+      return Dtype::Int32;
+    case at::kLong:
+      return Dtype::Int64;
+    case at::kFloat:
+      return Dtype::Float32;
+    case at::kDouble:
+      return Dtype::Float64;
+    default:
+      break;
+  }
+  throw Error(std::string("LibTorch returned a tensor of type ") + c10::toString(type) +
+              ", which weft has no dtype for");
+}
+
+at::Tensor to_torch(const Tensor& tensor) {
+  Tensor source = tensor.detach();
+  if (source.device() != kCPU) source = source.to(kCPU);
+  source = source.contiguous();
+  at::Tensor out =
+      at::empty(source.sizes(), at::TensorOptions().dtype(to_torch_dtype(source.dtype())));
+  const auto bytes = static_cast<std::size_t>(source.numel()) * itemsize(source.dtype());
+  if (bytes > 0) std::memcpy(out.data_ptr(), source.raw_data(), bytes);
+  return out;
+}
+
+Tensor from_torch(const at::Tensor& tensor) {
+  const at::Tensor source = tensor.detach().to(at::kCPU).contiguous();
+  const Dtype dtype = from_torch_dtype(source.scalar_type());
+  return from_blob(source.numel() > 0 ? source.data_ptr() : nullptr, source.sizes().vec(), dtype);
+}
+
+std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::Tensor>& in) {
+  const ir::OpSchema& schema = ir::schema(node.op);
+  if (!schema.accepts_input_count(static_cast<int>(in.size()))) {
+    throw Error(std::string(schema.name()) + " expects " + schema.input_count_text() +
+                " inputs, got " + std::to_string(in.size()));
+  }
+  const Attributes& a = node.attrs;
+  auto one = [](at::Tensor t) { return std::vector<at::Tensor>{std::move(t)}; };
+  switch (node.op) {
+    case OpKind::Neg:
+      return one(at::neg(in[0]));
+    case OpKind::Abs:
+      return one(at::abs(in[0]));
+    case OpKind::Exp:
+      return one(at::exp(in[0]));
+    case OpKind::Log:
+      return one(at::log(in[0]));
+    case OpKind::Log2:
+      return one(at::log2(in[0]));
+    case OpKind::Sqrt:
+      return one(at::sqrt(in[0]));
+    case OpKind::Rsqrt:
+      return one(at::rsqrt(in[0]));
+    case OpKind::Reciprocal:
+      return one(at::reciprocal(in[0]));
+    case OpKind::Sin:
+      return one(at::sin(in[0]));
+    case OpKind::Cos:
+      return one(at::cos(in[0]));
+    case OpKind::Tan:
+      return one(at::tan(in[0]));
+    case OpKind::Asin:
+      return one(at::asin(in[0]));
+    case OpKind::Acos:
+      return one(at::acos(in[0]));
+    case OpKind::Atan:
+      return one(at::atan(in[0]));
+    case OpKind::Sinh:
+      return one(at::sinh(in[0]));
+    case OpKind::Cosh:
+      return one(at::cosh(in[0]));
+    case OpKind::Tanh:
+      return one(at::tanh(in[0]));
+    case OpKind::Erf:
+      return one(at::erf(in[0]));
+    case OpKind::Floor:
+      return one(at::floor(in[0]));
+    case OpKind::Ceil:
+      return one(at::ceil(in[0]));
+    case OpKind::Round:
+      return one(at::round(in[0]));
+    case OpKind::Sign:
+      return one(at::sign(in[0]));
+    case OpKind::Sigmoid:
+      return one(at::sigmoid(in[0]));
+    case OpKind::Relu:
+      return one(at::relu(in[0]));
+    case OpKind::LeakyRelu:
+      return one(at::leaky_relu(in[0], a.get_float("negative_slope", 0.01)));
+    case OpKind::Elu:
+      return one(at::elu(in[0], a.get_float("alpha", 1.0)));
+    case OpKind::Gelu: {
+      const std::string approximate = a.get_string("approximate", "none");
+      return one(at::gelu(in[0], approximate));
+    }
+    case OpKind::Silu:
+      return one(at::silu(in[0]));
+    case OpKind::Softplus:
+      return one(at::softplus(in[0], a.get_float("beta", 1.0), a.get_float("threshold", 20.0)));
+    case OpKind::Hardtanh:
+      return one(at::hardtanh(in[0], a.get_float("min_val", -1.0), a.get_float("max_val", 1.0)));
+    case OpKind::Clamp: {
+      // Floating bounds, as the engine's: an integral input is promoted like torch.clamp's.
+      const auto lo = optional_float(a, "min"), hi = optional_float(a, "max");
+      const c10::optional<at::Scalar> min = lo ? c10::optional<at::Scalar>(*lo) : c10::nullopt;
+      const c10::optional<at::Scalar> max = hi ? c10::optional<at::Scalar>(*hi) : c10::nullopt;
+      return one(at::clamp(in[0], min, max));
+    }
+    case OpKind::Add:
+      return one(at::add(in[0], in[1], multiplier(a.get_float("alpha", 1.0))));
+    case OpKind::Sub:
+      return one(at::sub(in[0], in[1], multiplier(a.get_float("alpha", 1.0))));
+    case OpKind::Mul:
+      return one(at::mul(in[0], in[1]));
+    case OpKind::Div: {
+      if (!a.has("rounding_mode")) return one(at::div(in[0], in[1]));
+      const std::string mode = a.get_string("rounding_mode");
+      return one(at::div(in[0], in[1], c10::string_view(mode)));
+    }
+    case OpKind::Pow:
+      return one(at::pow(in[0], in[1]));
+    case OpKind::Maximum:
+      return one(at::maximum(in[0], in[1]));
+    case OpKind::Minimum:
+      return one(at::minimum(in[0], in[1]));
+    case OpKind::Eq:
+      return one(at::eq(in[0], in[1]));
+    case OpKind::Ne:
+      return one(at::ne(in[0], in[1]));
+    case OpKind::Lt:
+      return one(at::lt(in[0], in[1]));
+    case OpKind::Le:
+      return one(at::le(in[0], in[1]));
+    case OpKind::Gt:
+      return one(at::gt(in[0], in[1]));
+    case OpKind::Ge:
+      return one(at::ge(in[0], in[1]));
+    case OpKind::LogicalAnd:
+      return one(at::logical_and(in[0], in[1]));
+    case OpKind::LogicalOr:
+      return one(at::logical_or(in[0], in[1]));
+    case OpKind::LogicalXor:
+      return one(at::logical_xor(in[0], in[1]));
+    case OpKind::LogicalNot:
+      return one(at::logical_not(in[0]));
+    case OpKind::Where:
+      return one(at::where(in[0], in[1], in[2]));
+    case OpKind::Sum: {
+      const auto dims = a.get_ints("dim", {});
+      return one(at::sum(in[0], optional_dims(dims), a.get_bool("keepdim", false)));
+    }
+    case OpKind::Mean: {
+      const auto dims = a.get_ints("dim", {});
+      return one(at::mean(in[0], optional_dims(dims), a.get_bool("keepdim", false)));
+    }
+    case OpKind::Prod:
+      return one(eager_prod(in[0], optional_int(a, "dim"), a.get_bool("keepdim", false)));
+    case OpKind::Max: {
+      auto [values, indices] = at::max(in[0], a.get_int("dim"), a.get_bool("keepdim", false));
+      return {values, indices};
+    }
+    case OpKind::Min: {
+      auto [values, indices] = at::min(in[0], a.get_int("dim"), a.get_bool("keepdim", false));
+      return {values, indices};
+    }
+    case OpKind::Argmax:
+      return one(at::argmax(in[0], optional_int(a, "dim"), a.get_bool("keepdim", false)));
+    case OpKind::Argmin:
+      return one(at::argmin(in[0], optional_int(a, "dim"), a.get_bool("keepdim", false)));
+    case OpKind::Var:
+    case OpKind::Std: {
+      const auto dims = a.get_ints("dim", {});
+      const c10::optional<std::int64_t> correction = a.get_int("correction", 1);
+      const bool keepdim = a.get_bool("keepdim", false);
+      if (node.op == OpKind::Var)
+        return one(at::var(in[0], optional_dims(dims), correction, keepdim));
+      return one(at::std(in[0], optional_dims(dims), correction, keepdim));
+    }
+    case OpKind::Logsumexp:
+      return one(at::logsumexp(in[0], a.get_ints("dim"), a.get_bool("keepdim", false)));
+    case OpKind::Softmax:
+      return one(at::softmax(in[0], a.get_int("dim")));
+    case OpKind::LogSoftmax:
+      return one(at::log_softmax(in[0], a.get_int("dim")));
+    case OpKind::Matmul:
+      return one(at::matmul(in[0], in[1]));
+    case OpKind::Mm:
+      return one(at::mm(in[0], in[1]));
+    case OpKind::Bmm:
+      return one(at::bmm(in[0], in[1]));
+    case OpKind::Linear:
+      return one(at::linear(in[0], in[1], optional_input(in, 2)));
+    case OpKind::Addmm:
+      return one(at::addmm(in[0], in[1], in[2], multiplier(a.get_float("beta", 1.0)),
+                           multiplier(a.get_float("alpha", 1.0))));
+    case OpKind::Conv1d:
+    case OpKind::Conv2d: {
+      // One-element lists apply to every spatial dim (ATen expands them itself).
+      const auto stride = a.get_ints("stride", {1});
+      const auto padding = a.get_ints("padding", {0});
+      const auto dilation = a.get_ints("dilation", {1});
+      const std::int64_t groups = a.get_int("groups", 1);
+      if (node.op == OpKind::Conv1d) {
+        return one(
+            at::conv1d(in[0], in[1], optional_input(in, 2), stride, padding, dilation, groups));
+      }
+      return one(
+          at::conv2d(in[0], in[1], optional_input(in, 2), stride, padding, dilation, groups));
+    }
+    case OpKind::MaxPool1d:
+    case OpKind::MaxPool2d: {
+      const auto kernel = a.get_ints("kernel_size");
+      const auto stride = a.get_ints("stride", {});  // empty: stride = kernel_size
+      const auto padding = a.get_ints("padding", {0});
+      const auto dilation = a.get_ints("dilation", {1});
+      const bool ceil_mode = a.get_bool("ceil_mode", false);
+      if (node.op == OpKind::MaxPool1d) {
+        return one(at::max_pool1d(in[0], kernel, stride, padding, dilation, ceil_mode));
+      }
+      return one(at::max_pool2d(in[0], kernel, stride, padding, dilation, ceil_mode));
+    }
+    case OpKind::AvgPool1d:
+    case OpKind::AvgPool2d: {
+      const auto kernel = a.get_ints("kernel_size");
+      const auto stride = a.get_ints("stride", {});
+      const auto padding = a.get_ints("padding", {0});
+      const bool ceil_mode = a.get_bool("ceil_mode", false);
+      const bool include_pad = a.get_bool("count_include_pad", true);
+      if (node.op == OpKind::AvgPool1d) {
+        return one(at::avg_pool1d(in[0], kernel, stride, padding, ceil_mode, include_pad));
+      }
+      return one(at::avg_pool2d(in[0], kernel, stride, padding, ceil_mode, include_pad));
+    }
+    case OpKind::AdaptiveAvgPool2d:
+      return one(at::adaptive_avg_pool2d(in[0], a.get_ints("output_size")));
+    case OpKind::BatchNorm: {
+      // IR order: input, weight, bias[, running_mean, running_var]. Running stats are detached
+      // copies: ATen updates them in place in training mode and gives them no gradient.
+      c10::optional<at::Tensor> running_mean, running_var;
+      if (in.size() > 3) running_mean = in[3].detach().clone();
+      if (in.size() > 4) running_var = in[4].detach().clone();
+      return one(at::batch_norm(in[0], in[1], in[2], running_mean, running_var,
+                                a.get_bool("training", false), a.get_float("momentum", 0.1),
+                                a.get_float("eps", 1e-5), /*cudnn_enabled=*/true));
+    }
+    case OpKind::LayerNorm:
+      return one(at::layer_norm(in[0], a.get_ints("normalized_shape"), optional_input(in, 1),
+                                optional_input(in, 2), a.get_float("eps", 1e-5)));
+    case OpKind::Dropout:
+      return one(eager_dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true)));
+    case OpKind::Embedding:
+      return one(eager_embedding(in[0], in[1], optional_int(a, "padding_idx")));
+    case OpKind::Reshape:
+      return one(at::reshape(in[0], a.get_ints("shape")));
+    case OpKind::Flatten:
+      return one(at::flatten(in[0], a.get_int("start_dim", 0), a.get_int("end_dim", -1)));
+    case OpKind::Squeeze:
+      return one(eager_squeeze(in[0], a.get_ints("dim", {})));
+    case OpKind::Unsqueeze:
+      return one(at::unsqueeze(in[0], a.get_int("dim")));
+    case OpKind::Transpose:
+      return one(at::transpose(in[0], a.get_int("dim0"), a.get_int("dim1")));
+    case OpKind::Permute:
+      return one(in[0].permute(a.get_ints("dims")));
+    case OpKind::Expand:
+      return one(in[0].expand(a.get_ints("size")));
+    case OpKind::Slice:
+      return one(at::slice(in[0], a.get_int("dim", 0), a.get_int("start", 0),
+                           a.get_int("end", INT64_MAX), a.get_int("step", 1)));
+    case OpKind::Select:
+      return one(at::select(in[0], a.get_int("dim"), a.get_int("index")));
+    case OpKind::Cat:
+      return one(at::cat(in, a.get_int("dim", 0)));
+    case OpKind::Stack:
+      return one(at::stack(in, a.get_int("dim", 0)));
+    case OpKind::Split: {
+      // One size: the chunk size (torch.split(x, 2)); several: the sections.
+      const auto sizes = a.get_ints("split_size");
+      if (sizes.size() == 1) return at::split(in[0], sizes[0], a.get_int("dim", 0));
+      return at::split_with_sizes(in[0], sizes, a.get_int("dim", 0));
+    }
+    case OpKind::Chunk:
+      return at::chunk(in[0], a.get_int("chunks"), a.get_int("dim", 0));
+    case OpKind::Pad:
+      return one(eager_pad(in[0], a.get_ints("pad"), a.get_string("mode", "constant"),
+                           a.get_float("value", 0.0)));
+    case OpKind::Tril:
+      return one(at::tril(in[0], a.get_int("diagonal", 0)));
+    case OpKind::Triu:
+      return one(at::triu(in[0], a.get_int("diagonal", 0)));
+    case OpKind::Gather:
+      return one(at::gather(in[0], a.get_int("dim"), in[1]));
+    case OpKind::IndexSelect:
+      return one(at::index_select(in[0], a.get_int("dim"), in[1]));
+    case OpKind::Interpolate:
+      return one(eager_interpolate(in[0], a.get_ints("size"), a.get_string("mode", "nearest"),
+                                   a.get_bool("align_corners", false)));
+    case OpKind::Cast:
+      return one(in[0].to(to_torch_dtype(a.get_dtype("dtype"))));
+  }
+  throw Error("lower_node: unknown op kind " + std::to_string(static_cast<int>(node.op)));
+}
+
+TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leaves,
+                               const std::vector<Tensor>& cotangents) {
+  init_torch_once();
+  const bool with_gradients = !cotangents.empty();
+  if (with_gradients && cotangents.size() != graph.outputs().size()) {
+    throw Error("run_torch_eager: " + std::to_string(cotangents.size()) + " cotangents for " +
+                std::to_string(graph.outputs().size()) + " outputs");
+  }
+  // Forward-only runs record nothing; with cotangents, floating leaves require grad.
+  const at::AutoGradMode grad_mode(with_gradients);
+
+  std::vector<at::Tensor> values(graph.values().size());
+  std::map<std::string, at::Tensor> sources;  // floating leaves that require grad, by name
+  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+    for (ir::ValueId id : graph.leaves(kind)) {
+      const ir::Value& leaf = graph.value(id);
+      const auto it = leaves.find(leaf.name);
+      if (it == leaves.end() || !it->second.defined()) {
+        throw Error(std::string(kind == ir::LeafKind::Input ? "input" : "parameter") + " '" +
+                    leaf.name + "' has no value");
+      }
+      const Tensor& t = it->second;
+      if (t.sizes() != leaf.type.shape || t.dtype() != leaf.type.dtype) {
+        throw Error("value of '" + leaf.name + "' is " + dtype_name(t.dtype()) +
+                    shape_str(t.sizes()) + ", but the graph declares " + ir::to_string(leaf.type));
+      }
+      at::Tensor value = to_torch(t);
+      if (with_gradients && t.is_floating_point()) {
+        value.requires_grad_(true);
+        sources.emplace(leaf.name, value);
+      }
+      values[static_cast<std::size_t>(id)] = value;
+    }
+  }
+
+  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+    const ir::Node& node = graph.nodes()[n];
+    std::vector<at::Tensor> inputs;
+    inputs.reserve(node.inputs.size());
+    for (ir::ValueId id : node.inputs) {
+      if (!graph.has_value(id) || !values[static_cast<std::size_t>(id)].defined()) {
+        throw Error(node_label(graph, n) + ": input value " + std::to_string(id) +
+                    " is not computed before this node");
+      }
+      inputs.push_back(values[static_cast<std::size_t>(id)]);
+    }
+    std::vector<at::Tensor> outputs;
+    try {
+      outputs = lower_node(node, inputs);
+    } catch (const c10::Error& e) {
+      throw Error(node_label(graph, n) + ": " + first_line(e.what_without_backtrace()));
+    } catch (const std::exception& e) {
+      throw Error(node_label(graph, n) + ": " + first_line(e.what()));
+    }
+    if (outputs.size() != node.outputs.size()) {
+      throw Error(node_label(graph, n) + ": produced " + std::to_string(outputs.size()) +
+                  " outputs, the graph declares " + std::to_string(node.outputs.size()));
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      values[static_cast<std::size_t>(node.outputs[k])] = std::move(outputs[k]);
+    }
+  }
+
+  TorchExecution result;
+  std::vector<at::Tensor> outputs;
+  for (ir::ValueId id : graph.outputs()) {
+    if (!graph.has_value(id) || !values[static_cast<std::size_t>(id)].defined()) {
+      throw Error("output value " + std::to_string(id) + " is never computed");
+    }
+    outputs.push_back(values[static_cast<std::size_t>(id)]);
+    try {
+      result.outputs.push_back(from_torch(outputs.back()));
+    } catch (const Error& e) {
+      throw Error("output " + std::to_string(outputs.size() - 1) + ": " + e.what());
+    }
+  }
+  if (!with_gradients) return result;
+
+  // Backward of sum_i <outputs[i], cotangents[i]> over floating outputs that require grad.
+  // The leaves are fresh tensors, so their .grad() is exactly this gradient; a leaf the
+  // objective does not reach keeps an undefined grad and reports zeros (allow_unused).
+  try {
+    at::Tensor objective;
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const at::Tensor& out = outputs[i];
+      if (!out.is_floating_point() || !out.requires_grad()) continue;
+      const at::Tensor term = at::sum(out * to_torch(cotangents[i]).to(out.scalar_type()));
+      objective = objective.defined() ? objective + term : term;
+    }
+    if (objective.defined()) objective.backward();
+  } catch (const c10::Error& e) {
+    throw Error("backward: " + first_line(e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    throw Error("backward: " + first_line(e.what()));
+  }
+  for (const auto& [name, value] : leaves) {
+    if (!value.defined() || !value.is_floating_point()) continue;
+    const auto it = sources.find(name);
+    const at::Tensor grad = it != sources.end() ? it->second.grad() : at::Tensor();
+    result.gradients[name] = grad.defined() ? from_torch(grad) : zeros_like(value);
+  }
+  return result;
+}
+
+}  // namespace weft::oracle
