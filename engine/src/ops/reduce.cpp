@@ -3,10 +3,12 @@
 // argmax/argmin) see the contiguous input as [outer, size, inner] and reduce along `size`.
 // Backward broadcasts the gradient back over the reduced dims. PyTorch's conventions:
 // integers sum/prod to int64; NaN is the max and the min; ties pick the first index.
-// GCC 12 with -march=native (AVX-512) reports false maybe-uninitialized warnings inside
-// Eigen's packet reductions; the pragma must precede the intrinsics headers to cover them.
+// GCC 12 with -march=native (AVX-512) reports false (maybe-)uninitialized warnings inside
+// Eigen's packet math (-Wuninitialized under the sanitizers); the pragmas must precede the
+// intrinsics headers to cover them. clang still checks this file.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <Eigen/Core>
 #include <cmath>

@@ -5,10 +5,12 @@
 //   softmax:     dx = y * (g - sum(g * y, dim))
 //   log_softmax: dx = g - exp(y) * sum(g, dim)
 // fused into one kernel, or built from differentiable ops when create_graph asks for it.
-// GCC 12 with -march=native (AVX-512) reports false maybe-uninitialized warnings inside
-// Eigen's packet reductions; the pragma must precede the intrinsics headers to cover them.
+// GCC 12 with -march=native (AVX-512) reports false (maybe-)uninitialized warnings inside
+// Eigen's packet math (-Wuninitialized under the sanitizers); the pragmas must precede the
+// intrinsics headers to cover them. clang still checks this file.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <Eigen/Core>
 #include <cmath>
