@@ -64,6 +64,9 @@ function(weft_target_defaults target)
   # where nothing is uninitialized; clang still checks ours.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-maybe-uninitialized>)
+    if(WEFT_SANITIZE_FLAGS)  # with sanitizers the same false positive is a plain -Wuninitialized
+      target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-uninitialized>)
+    endif()
   endif()
   if(WEFT_SANITIZE_FLAGS)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${WEFT_SANITIZE_FLAGS}>)

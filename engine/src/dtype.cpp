@@ -8,14 +8,15 @@ namespace {
 struct DtypeInfo {
   const char* name;
   const char* safetensors_name;
+  const char* torch_name;
   std::size_t size;
 };
 constexpr std::array<DtypeInfo, kNumDtypes> kInfo{{
-    {"bool", "BOOL", 1},
-    {"int32", "I32", 4},
-    {"int64", "I64", 8},
-    {"float32", "F32", 4},
-    {"float64", "F64", 8},
+    {"bool", "BOOL", "Bool", 1},
+    {"int32", "I32", "Int", 4},
+    {"int64", "I64", "Long", 8},
+    {"float32", "F32", "Float", 4},
+    {"float64", "F64", "Double", 8},
 }};
 const DtypeInfo& info(Dtype dtype) {
   return kInfo[static_cast<std::size_t>(dtype)];
@@ -41,6 +42,7 @@ const char* dtype_name(Dtype dtype) {
 const char* safetensors_dtype_name(Dtype dtype) {
   return info(dtype).safetensors_name;
 }
+const char* torch_scalar_type_name(Dtype dtype) { return info(dtype).torch_name; }
 
 std::optional<Dtype> dtype_from_name(std::string_view name) {
   for (int i = 0; i < kNumDtypes; ++i) {

@@ -12,7 +12,9 @@
 namespace weft {
 
 namespace {
-Generator& pick(Generator* generator) { return generator ? *generator : default_generator(); }
+Generator& pick(Generator* generator) {
+  return generator ? *generator : default_generator();
+}
 
 template <typename Draw>
 Tensor& fill_floating(Tensor& t, const char* name, Generator& gen, Draw draw) {
@@ -43,7 +45,9 @@ Generator& default_generator() {
   return generator;
 }
 
-void manual_seed(std::uint64_t seed) { default_generator().manual_seed(seed); }
+void manual_seed(std::uint64_t seed) {
+  default_generator().manual_seed(seed);
+}
 
 Tensor& uniform_(Tensor& t, double low, double high, Generator* generator) {
   if (!(low <= high)) {
@@ -77,8 +81,8 @@ Tensor randn(IntList shape, TensorOptions options, Generator* generator) {
 Tensor randint(std::int64_t low, std::int64_t high, IntList shape, TensorOptions options,
                Generator* generator) {
   if (low >= high) {
-    throw Error("random_ expects 'from' to be less than 'to', but got from=" +
-                std::to_string(low) + " >= to=" + std::to_string(high));
+    throw Error("random_ expects 'from' to be less than 'to', but got from=" + std::to_string(low) +
+                " >= to=" + std::to_string(high));
   }
   Generator& gen = pick(generator);
   Tensor t = empty(shape, dtype(options.dtype));

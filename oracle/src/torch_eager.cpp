@@ -55,13 +55,6 @@ std::string first_line(const char* text) {
   return line;
 }
 
-std::string node_label(const ir::Graph& graph, std::size_t index) {
-  const ir::Node& node = graph.nodes()[index];
-  std::string label = "node " + std::to_string(index);
-  if (!node.name.empty()) label += " '" + node.name + "'";
-  return label + " (" + std::string(ir::op_name(node.op)) + ")";
-}
-
 c10::optional<double> optional_float(const Attributes& a, std::string_view name) {
   if (!a.has(name)) return c10::nullopt;
   return a.get_float(name);
@@ -567,7 +560,7 @@ TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leav
     inputs.reserve(node.inputs.size());
     for (ir::ValueId id : node.inputs) {
       if (!graph.has_value(id) || !values[static_cast<std::size_t>(id)].defined()) {
-        throw Error(node_label(graph, n) + ": input value " + std::to_string(id) +
+        throw Error(ir::node_label(graph, n) + ": input value " + std::to_string(id) +
                     " is not computed before this node");
       }
       inputs.push_back(values[static_cast<std::size_t>(id)]);
@@ -576,12 +569,12 @@ TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leav
     try {
       outputs = lower_node(node, inputs);
     } catch (const c10::Error& e) {
-      throw Error(node_label(graph, n) + ": " + first_line(e.what_without_backtrace()));
+      throw Error(ir::node_label(graph, n) + ": " + first_line(e.what_without_backtrace()));
     } catch (const std::exception& e) {
-      throw Error(node_label(graph, n) + ": " + first_line(e.what()));
+      throw Error(ir::node_label(graph, n) + ": " + first_line(e.what()));
     }
     if (outputs.size() != node.outputs.size()) {
-      throw Error(node_label(graph, n) + ": produced " + std::to_string(outputs.size()) +
+      throw Error(ir::node_label(graph, n) + ": produced " + std::to_string(outputs.size()) +
                   " outputs, the graph declares " + std::to_string(node.outputs.size()));
     }
     for (std::size_t k = 0; k < outputs.size(); ++k) {

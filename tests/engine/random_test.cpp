@@ -35,7 +35,8 @@ TEST(Random, UniformAndNormalHaveExpectedMoments) {
 
 TEST(Random, RandintStaysInHalfOpenRange) {
   Generator g(3);
-  const std::vector<std::int64_t> v = randint(-2, 3, {1000}, dtype(Dtype::Int64), &g).to_vector<std::int64_t>();
+  const std::vector<std::int64_t> v =
+      randint(-2, 3, {1000}, dtype(Dtype::Int64), &g).to_vector<std::int64_t>();
   const std::set<std::int64_t> seen(v.begin(), v.end());
   EXPECT_EQ(seen, (std::set<std::int64_t>{-2, -1, 0, 1, 2}));
   EXPECT_THROW(randint(3, 3, {1}), Error);

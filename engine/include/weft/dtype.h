@@ -22,6 +22,8 @@ bool is_integral(Dtype dtype, bool include_bool = false);
 const char* dtype_name(Dtype dtype);
 // Accepts the names above and PyTorch's aliases ("float", "double", "long", "int").
 std::optional<Dtype> dtype_from_name(std::string_view name);
+// LibTorch's scalar type names ("Float", "Long", …), for PyTorch-worded error messages.
+const char* torch_scalar_type_name(Dtype dtype);
 // Safetensors' names: "F32", "F64", "I64", "I32", "BOOL".
 const char* safetensors_dtype_name(Dtype dtype);
 std::optional<Dtype> dtype_from_safetensors_name(std::string_view name);

@@ -11,13 +11,6 @@ namespace weft::ir {
 
 namespace {
 
-std::string node_label(const Graph& graph, std::size_t index) {
-  const Node& node = graph.nodes()[index];
-  std::string label = "node " + std::to_string(index);
-  if (!node.name.empty()) label += " '" + node.name + "'";
-  return label + " (" + std::string(op_name(node.op)) + ")";
-}
-
 Tensor optional_input(const std::vector<Tensor>& inputs, std::size_t i) {
   return i < inputs.size() ? inputs[i] : Tensor();
 }

@@ -114,4 +114,11 @@ std::optional<std::size_t> Graph::producer(ValueId id) const {
   return std::nullopt;
 }
 
+std::string node_label(const Graph& graph, std::size_t index) {
+  const Node& node = graph.nodes().at(index);
+  std::string label = "node " + std::to_string(index);
+  if (!node.name.empty()) label += " '" + node.name + "'";
+  return label + " (" + std::string(op_name(node.op)) + ")";
+}
+
 }  // namespace weft::ir

@@ -305,22 +305,6 @@ Tensor conv_weight_grad(const Tensor& x0, const Tensor& gout0, const Shape& w_sh
   return dw;
 }
 
-const char* scalar_type_name(Dtype d) {
-  switch (d) {
-    case Dtype::Bool:
-      return "Bool";
-    case Dtype::Int32:
-      return "Int";
-    case Dtype::Int64:
-      return "Long";
-    case Dtype::Float32:
-      return "Float";
-    case Dtype::Float64:
-      return "Double";
-  }
-  return "?";
-}
-
 std::string join_sizes(const std::vector<std::int64_t>& v) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? " x " : "") + std::to_string(v[i]);
@@ -352,8 +336,8 @@ Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, In
   const Tensor input = batched ? x : x.unsqueeze(0);
   if (input.dtype() != weight.dtype() || (bias.defined() && bias.dtype() != input.dtype())) {
     const Dtype other = input.dtype() != weight.dtype() ? weight.dtype() : bias.dtype();
-    throw Error(std::string("expected scalar type ") + scalar_type_name(input.dtype()) +
-                " but found " + scalar_type_name(other));
+    throw Error(std::string("expected scalar type ") + torch_scalar_type_name(input.dtype()) +
+                " but found " + torch_scalar_type_name(other));
   }
   const auto stride = expand_param(stride_in, dims, "stride");
   const auto padding = expand_param(padding_in, dims, "padding");
@@ -405,7 +389,7 @@ Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, In
   }
   if (!input.is_floating_point()) {
     throw Error(std::string("\"slow_conv2d_cpu\" not implemented for '") +
-                scalar_type_name(input.dtype()) + "'");
+                torch_scalar_type_name(input.dtype()) + "'");
   }
 
   Tensor out;

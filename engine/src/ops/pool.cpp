@@ -23,22 +23,6 @@ using Saved = std::vector<Tensor>;
 
 constexpr std::int64_t kPlaneGrain = 16;
 
-const char* scalar_type_name(Dtype d) {
-  switch (d) {
-    case Dtype::Bool:
-      return "Bool";
-    case Dtype::Int32:
-      return "Int";
-    case Dtype::Int64:
-      return "Long";
-    case Dtype::Float32:
-      return "Float";
-    case Dtype::Float64:
-      return "Double";
-  }
-  return "?";
-}
-
 struct Pool2d {
   std::int64_t kh, kw, sh, sw, ph, pw, dh, dw;
   bool ceil_mode;
@@ -365,7 +349,7 @@ void check_one(IntList v, const char* name, const char* arg, bool allow_empty = 
 void check_avg_dtype(const Tensor& x, const char* name) {
   if (!x.is_floating_point() && x.dtype() != Dtype::Int64) {
     throw Error(std::string("\"") + name + "\" not implemented for '" +
-                scalar_type_name(x.dtype()) + "'");
+                torch_scalar_type_name(x.dtype()) + "'");
   }
 }
 

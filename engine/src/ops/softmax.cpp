@@ -38,23 +38,6 @@ using Row = Eigen::Map<Array<T>>;
 template <typename T>
 using ConstRow = Eigen::Map<const Array<T>>;
 
-// PyTorch's scalar type names, for its "not implemented for 'Long'" messages.
-const char* torch_type_name(Dtype d) {
-  switch (d) {
-    case Dtype::Bool:
-      return "Bool";
-    case Dtype::Int32:
-      return "Int";
-    case Dtype::Int64:
-      return "Long";
-    case Dtype::Float32:
-      return "Float";
-    case Dtype::Float64:
-      return "Double";
-  }
-  return "?";
-}
-
 // Eigen's vectorized exp clamps its argument (at -88.7 for float, -709.8 for double), so far
 // below 0 it returns ~1e-39 / ~1e-308 where the true value is tiny or 0 (a -inf mask must
 // give exactly 0). Arguments under this bound are recomputed with std::exp.
@@ -199,7 +182,7 @@ Tensor softmax_impl(const Tensor& x, std::int64_t dim_in) {
     const std::string name =
         lastdim ? (Log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl")
                 : "softmax_kernel_impl";
-    throw Error("\"" + name + "\" not implemented for '" + torch_type_name(x.dtype()) + "'");
+    throw Error("\"" + name + "\" not implemented for '" + torch_scalar_type_name(x.dtype()) + "'");
   }
   const kernels::DimLayout l = kernels::dim_layout(x, dim, true);
   Tensor y = empty(x.sizes(), dtype(x.dtype()));

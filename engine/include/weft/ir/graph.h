@@ -126,4 +126,7 @@ class Graph {
   std::vector<ValueId> outputs_;
 };
 
+// "node 3 'conv' (conv2d)": how errors from every part name a node of `graph`.
+std::string node_label(const Graph& graph, std::size_t index);
+
 }  // namespace weft::ir
