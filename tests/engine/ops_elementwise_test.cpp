@@ -263,5 +263,19 @@ TEST(Elementwise, LargeContiguousAddUsesAllRowsInParallel) {
   EXPECT_EQ(y.sum().item(), 900000.0);
 }
 
+TEST(Elementwise, LongRowsSplitAcrossThreadsGiveTheSameResult) {
+  // A contiguous tensor coalesces into one row: the loop must split inside it.
+  const Tensor a = testing::random_tensor({1 << 18}, 21).to(Dtype::Float32);
+  const Tensor b = testing::random_tensor({1 << 18}, 22).to(Dtype::Float32);
+  const std::vector<float> serial = add(a, b).to_vector<float>();
+  const double serial_sum = sum(a).item();
+  set_num_threads(2);
+  const std::vector<float> parallel = add(a, b).to_vector<float>();
+  const double parallel_sum = sum(a).item();
+  set_num_threads(1);
+  EXPECT_EQ(serial, parallel);
+  EXPECT_NEAR(serial_sum, parallel_sum, 1e-3);
+}
+
 }  // namespace
 }  // namespace weft

@@ -110,8 +110,30 @@ void for_each_row(const StridedSpace<N>& space, RowFn&& row) {
       }
     }
   };
-  const std::int64_t grain_rows = std::max<std::int64_t>(1, kElementwiseGrain / inner);
-  parallel_for(0, rows, grain_rows, run_rows);
+  if (rows >= get_num_threads() || rows * inner < 2 * kElementwiseGrain) {
+    const std::int64_t grain_rows = std::max<std::int64_t>(1, kElementwiseGrain / inner);
+    parallel_for(0, rows, grain_rows, run_rows);
+    return;
+  }
+  // Few long rows (a contiguous tensor coalesces into one): split inside the rows instead.
+  const std::int64_t pieces = std::max<std::int64_t>(1, inner / kElementwiseGrain);
+  const std::int64_t piece_len = (inner + pieces - 1) / pieces;
+  parallel_for(0, rows * pieces, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t unit = begin; unit < end; ++unit) {
+      const std::int64_t r = unit / pieces;
+      const std::int64_t start = (unit % pieces) * piece_len;
+      const std::int64_t count = std::min(piece_len, inner - start);
+      std::int64_t rest = r;
+      std::array<char*, N> ptr = space.base;
+      for (std::size_t d = rank - 1; d-- > 0;) {
+        const std::int64_t i = rest % space.shape[d];
+        rest /= space.shape[d];
+        for (std::size_t k = 0; k < N; ++k) ptr[k] += i * space.strides[k][d] * space.elem_size[k];
+      }
+      for (std::size_t k = 0; k < N; ++k) ptr[k] += start * inner_stride[k] * space.elem_size[k];
+      row(ptr, inner_stride, count);
+    }
+  });
 }
 
 // out[i] = f(a[i]) with types Out and In; `out` must already have the broadcast shape.

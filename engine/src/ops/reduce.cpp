@@ -40,19 +40,38 @@ using Acc = std::conditional_t<std::is_same_v<T, float>, double, T>;
 // Sums each contiguous segment; floating types use Eigen's vectorized tree reduction.
 template <typename T, typename AccT>
 void sum_segments(const T* in, AccT* out, std::int64_t outer, std::int64_t inner) {
-  parallel_for(0, outer, grain_for(inner), [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t o = b; o < e; ++o) {
-      const T* row = in + o * inner;
-      if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, AccT>) {
-        out[o] = inner == 0
-                     ? AccT(0)
-                     : Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(row, inner).sum();
-      } else {
-        AccT acc = 0;
-        for (std::int64_t i = 0; i < inner; ++i) acc += static_cast<AccT>(row[i]);
-        out[o] = acc;
-      }
+  auto segment_sum = [](const T* row, std::int64_t n) -> AccT {
+    if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, AccT>) {
+      return n == 0 ? AccT(0) : Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(row, n).sum();
+    } else {
+      AccT acc = 0;
+      for (std::int64_t i = 0; i < n; ++i) acc += static_cast<AccT>(row[i]);
+      return acc;
     }
+  };
+  const int threads = get_num_threads();
+  if (outer < threads && inner >= 2 * 32768) {
+    // Few long segments (a full reduction has one): partial sums of pieces, added in piece
+    // order, so the result does not depend on which thread ran which piece.
+    const std::int64_t pieces = threads;
+    const std::int64_t len = (inner + pieces - 1) / pieces;
+    std::vector<AccT> partial(static_cast<std::size_t>(outer * pieces));
+    parallel_for(0, outer * pieces, 1, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t u = b; u < e; ++u) {
+        const std::int64_t start = (u % pieces) * len;
+        const std::int64_t n = std::max<std::int64_t>(0, std::min(len, inner - start));
+        partial[u] = segment_sum(in + (u / pieces) * inner + start, n);
+      }
+    });
+    for (std::int64_t o = 0; o < outer; ++o) {
+      AccT total = 0;
+      for (std::int64_t p = 0; p < pieces; ++p) total += partial[o * pieces + p];
+      out[o] = total;
+    }
+    return;
+  }
+  parallel_for(0, outer, grain_for(inner), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t o = b; o < e; ++o) out[o] = segment_sum(in + o * inner, inner);
   });
 }
 
