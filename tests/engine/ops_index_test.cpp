@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.h"
 #include "gradcheck.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -12,18 +13,10 @@
 namespace weft {
 namespace {
 
+using testing::expect_error;
+
 using testing::expect_gradients_match_finite_differences;
 using testing::random_tensor;
-
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "expected weft::Error containing: " << fragment;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
 
 TEST(IndexTest, TrilTriuMatchNaiveLoopsOnBatchedMatrices) {
   const Tensor x = random_tensor({2, 3, 4}, 1);

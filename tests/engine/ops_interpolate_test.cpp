@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.h"
 #include "gradcheck.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -14,19 +15,11 @@
 namespace weft {
 namespace {
 
+using testing::expect_error;
+
 using testing::expect_gradients_match_finite_differences;
 using testing::random_tensor;
 using D = std::vector<double>;
-
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "expected weft::Error containing: " << fragment;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
 
 Tensor line(std::int64_t n) {
   return arange(static_cast<double>(n), Dtype::Float64).reshape({1, 1, n});

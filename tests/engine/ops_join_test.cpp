@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.h"
 #include "gradcheck.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -12,19 +13,11 @@
 namespace weft {
 namespace {
 
+using testing::expect_error;
+
 using testing::expect_gradients_match_finite_differences;
 using testing::random_tensor;
 using I64 = std::vector<std::int64_t>;
-
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "expected weft::Error containing: " << fragment;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
 
 Tensor iota(IntList shape) {
   return arange(static_cast<double>(numel_of(shape))).reshape(shape);

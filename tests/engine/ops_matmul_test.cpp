@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.h"
 #include "gradcheck.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -14,20 +15,12 @@
 namespace weft {
 namespace {
 
+using testing::expect_error;
+
 using testing::expect_gradients_match_finite_differences;
 using testing::random_tensor;
 
 // Expects `fn` to throw weft::Error whose message contains `needle`.
-template <typename F>
-void expect_error(F fn, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing: " << needle;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
 // torch.matmul semantics, written from the definition: promote 1-D operands, broadcast batch
 // dims, multiply with three loops, drop the promoted dims.
 std::pair<std::vector<double>, Shape> ref_matmul(const Tensor& a0, const Tensor& b0) {

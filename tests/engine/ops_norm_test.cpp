@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.h"
 #include "gradcheck.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -13,18 +14,10 @@
 namespace weft {
 namespace {
 
+using testing::expect_error;
+
 using testing::expect_gradients_match_finite_differences;
 using testing::random_tensor;
-
-template <typename F>
-void expect_error(F&& f, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "expected weft::Error containing: " << fragment;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
 
 void expect_all_near(const std::vector<double>& a, const std::vector<double>& b,
                      double tol = 1e-12) {

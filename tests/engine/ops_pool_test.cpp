@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_error.h"
 #include "gradcheck.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -13,18 +14,10 @@
 namespace weft {
 namespace {
 
+using testing::expect_error;
+
 using testing::expect_gradients_match_finite_differences;
 using testing::random_tensor;
-
-template <typename F>
-void expect_error(F fn, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing: " << needle;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
 
 struct P2 {
   std::int64_t kh, kw, sh, sw, ph, pw, dh, dw;

@@ -18,6 +18,14 @@ namespace {
 std::atomic<std::uint64_t> next_sequence_nr{0};
 thread_local bool grad_mode = true;
 
+// PyTorch's words for a backward through a graph whose saved tensors were already freed.
+constexpr const char* kFreedGraphMessage =
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward.";
+
 std::string describe(const Tensor& t) {
   return std::string("[") + dtype_name(t.dtype()) + " " + shape_str(t.sizes()) + "]";
 }
@@ -35,12 +43,7 @@ SavedTensor::SavedTensor(const Tensor& tensor, bool is_output) : was_defined_(te
 Tensor SavedTensor::unpack(const Node& owner) const {
   if (!was_defined_) return Tensor();
   if (!data_.defined()) {
-    throw Error(
-        "Trying to backward through the graph a second time (or directly access saved tensors "
-        "after they have already been freed). Saved intermediate values of the graph are freed "
-        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-        "backward through the graph a second time or if you need to access saved tensors after "
-        "calling backward.");
+    throw Error(kFreedGraphMessage);
   }
   if (data_.version() != saved_version_) {
     throw Error(
@@ -59,12 +62,7 @@ FunctionNode::FunctionNode(std::string name, std::vector<SavedTensor> saved, Bac
 
 std::vector<Tensor> FunctionNode::apply(std::vector<Tensor>&& grad_outputs) {
   if (released_) {
-    throw Error(
-        "Trying to backward through the graph a second time (or directly access saved tensors "
-        "after they have already been freed). Saved intermediate values of the graph are freed "
-        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-        "backward through the graph a second time or if you need to access saved tensors after "
-        "calling backward.");
+    throw Error(kFreedGraphMessage);
   }
   std::vector<Tensor> saved;
   saved.reserve(saved_.size());

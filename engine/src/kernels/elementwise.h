@@ -43,6 +43,16 @@ Tensor map_unary(const Tensor& a, Dtype out_dtype, F f) {
   return out;
 }
 
+// out = f(x) in x's floating type (f: a generic lambda); integer inputs are refused with
+// PyTorch's "not implemented for" message.
+template <typename F>
+Tensor map_floating(const Tensor& x, const char* name, F f) {
+  return dispatch_floating(x.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return map_unary<T, T>(x, x.dtype(), [f](T v) { return static_cast<T>(f(v)); });
+  });
+}
+
 // out = f(a, b) elementwise over the broadcast shape (a, b already converted to T).
 template <typename Out, typename T, typename F>
 Tensor map_binary(const Tensor& a, const Tensor& b, Dtype out_dtype, F f) {

@@ -15,19 +15,11 @@ namespace {
 using Grads = std::vector<Tensor>;
 using Saved = std::vector<Tensor>;
 
-template <typename F>
-Tensor map_float(const Tensor& x, const char* name, F f) {
-  return kernels::dispatch_floating(x.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return kernels::map_unary<T, T>(x, x.dtype(), [f](T v) { return static_cast<T>(f(v)); });
-  });
-}
-
 // Elementwise derivative mask/scale computed from x (no gradient of its own).
 template <typename F>
 Tensor derivative(const Tensor& x, F f) {
   autograd::NoGradGuard guard;
-  return map_float(x, "derivative", f);
+  return kernels::map_floating(x, "derivative", f);
 }
 
 constexpr double kSqrt2 = 1.41421356237309504880;
@@ -37,7 +29,7 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
 Tensor sigmoid(const Tensor& x0) {
   const Tensor x = x0.to(kernels::floating_result(x0.dtype()));
-  Tensor out = map_float(x, "sigmoid", [](auto v) {
+  Tensor out = kernels::map_floating(x, "sigmoid", [](auto v) {
     using T = decltype(v);
     return T(1) / (T(1) + std::exp(-v));
   });
@@ -61,7 +53,7 @@ Tensor relu(const Tensor& x) {
 }
 
 Tensor leaky_relu(const Tensor& x, double slope) {
-  Tensor out = map_float(x, "leaky_relu", [slope](auto v) {
+  Tensor out = kernels::map_floating(x, "leaky_relu", [slope](auto v) {
     using T = decltype(v);
     return v > T(0) ? v : v * T(slope);
   });
@@ -76,7 +68,7 @@ Tensor leaky_relu(const Tensor& x, double slope) {
 }
 
 Tensor elu(const Tensor& x, double alpha) {
-  Tensor out = map_float(x, "elu", [alpha](auto v) {
+  Tensor out = kernels::map_floating(x, "elu", [alpha](auto v) {
     using T = decltype(v);
     return v > T(0) ? v : T(alpha) * std::expm1(v);
   });
@@ -96,7 +88,7 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
                 std::string(approximate) + "'");
   }
   const bool use_tanh = approximate == "tanh";
-  Tensor out = map_float(x, "gelu", [use_tanh](auto v) {
+  Tensor out = kernels::map_floating(x, "gelu", [use_tanh](auto v) {
     using T = decltype(v);
     if (use_tanh) {
       const T inner = T(kSqrt2OverPi) * (v + T(0.044715) * v * v * v);
@@ -123,7 +115,7 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
 }
 
 Tensor silu(const Tensor& x) {
-  Tensor out = map_float(x, "silu", [](auto v) {
+  Tensor out = kernels::map_floating(x, "silu", [](auto v) {
     using T = decltype(v);
     return v / (T(1) + std::exp(-v));
   });
@@ -138,7 +130,7 @@ Tensor silu(const Tensor& x) {
 }
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
-  Tensor out = map_float(x, "softplus", [beta, threshold](auto v) {
+  Tensor out = kernels::map_floating(x, "softplus", [beta, threshold](auto v) {
     using T = decltype(v);
     return v * T(beta) > T(threshold) ? v : std::log1p(std::exp(v * T(beta))) / T(beta);
   });
@@ -156,7 +148,7 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
 
 Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
   if (min_val > max_val) throw Error("hardtanh: min_val cannot be greater than max_val");
-  Tensor out = map_float(x, "hardtanh", [min_val, max_val](auto v) {
+  Tensor out = kernels::map_floating(x, "hardtanh", [min_val, max_val](auto v) {
     using T = decltype(v);
     return v != v ? v : std::min(std::max(v, T(min_val)), T(max_val));
   });

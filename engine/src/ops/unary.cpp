@@ -13,20 +13,11 @@ namespace {
 using Grads = std::vector<Tensor>;
 using Saved = std::vector<Tensor>;
 
-// Applies f (a generic lambda) to every element, in x's floating type.
-template <typename F>
-Tensor map_float(const Tensor& x, const char* name, F f) {
-  return kernels::dispatch_floating(x.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return kernels::map_unary<T, T>(x, x.dtype(), [f](T v) { return static_cast<T>(f(v)); });
-  });
-}
-
 // A real function of one variable: x → f(x), with backward(grad, x, out) → grad_x.
 template <typename F, typename B>
 Tensor real_function(const Tensor& x0, const char* name, const char* node, F f, B backward) {
   const Tensor x = x0.to(kernels::floating_result(x0.dtype()));
-  Tensor out = map_float(x, name, f);
+  Tensor out = kernels::map_floating(x, name, f);
   autograd::record_function(node, {x}, {out}, {x, out}, [backward](const Grads& g, const Saved& s) {
     return Grads{backward(g[0], s[0], s[1])};
   });
@@ -47,7 +38,7 @@ Tensor step_function(const Tensor& x, const char* name, const char* node, F f) {
       return kernels::map_unary<T, T>(x, x.dtype(), [](T v) { return T((T(0) < v) - (v < T(0))); });
     });
   }
-  Tensor out = map_float(x, name, f);
+  Tensor out = kernels::map_floating(x, name, f);
   const Shape shape = x.sizes();
   autograd::record_function(node, {x}, {out}, {}, [shape](const Grads& g, const Saved&) {
     return Grads{zeros(shape, dtype(g[0].dtype()))};
