@@ -149,6 +149,10 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
 // Sums a broadcast gradient back to `shape` (the reverse of broadcasting).
 Tensor sum_to(const Tensor& grad, IntList shape);
 
+// Drops (set_to_none) or zeroes a parameter's .grad, as Module and Optimizer zero_grad do; a
+// grad with history (create_graph) is detached before zeroing, as in PyTorch.
+void clear_grad(const Tensor& parameter, bool set_to_none);
+
 // Checks that an in-place op on `tensor` is allowed and bumps its version.
 void check_inplace(const Tensor& tensor);
 

@@ -194,6 +194,21 @@ void check_inplace(const Tensor& tensor) {
   tensor.storage()->bump_version();
 }
 
+void clear_grad(const Tensor& parameter, bool set_to_none) {
+  Tensor grad = parameter.grad();
+  if (!grad.defined()) return;
+  if (set_to_none) {
+    parameter.set_grad(Tensor());
+    return;
+  }
+  if (grad.grad_fn()) {
+    grad = grad.detach();
+    parameter.set_grad(grad);
+  }
+  NoGradGuard no_grad;
+  grad.zero_();
+}
+
 Tensor sum_to(const Tensor& grad, IntList shape) {
   if (grad.sizes().size() == shape.size() &&
       std::equal(shape.begin(), shape.end(), grad.sizes().begin())) {

@@ -199,22 +199,8 @@ void save_graph(const Graph& graph, const std::filesystem::path& path) {
 
 namespace {
 
-std::string pointer_token(std::string_view token) {
-  std::string escaped;
-  for (char c : token) {
-    if (c == '~') {
-      escaped += "~0";
-    } else if (c == '/') {
-      escaped += "~1";
-    } else {
-      escaped += c;
-    }
-  }
-  return escaped;
-}
-
 std::string child(const std::string& pointer, std::string_view key) {
-  return pointer + "/" + pointer_token(key);
+  return pointer + "/" + json_pointer_token(key);
 }
 std::string child(const std::string& pointer, std::size_t index) {
   return pointer + "/" + std::to_string(index);

@@ -10,21 +10,6 @@ namespace weft::ir {
 
 namespace {
 
-// A JSON pointer token: '~' → "~0", '/' → "~1".
-std::string pointer_token(std::string_view token) {
-  std::string escaped;
-  for (char c : token) {
-    if (c == '~') {
-      escaped += "~0";
-    } else if (c == '/') {
-      escaped += "~1";
-    } else {
-      escaped += c;
-    }
-  }
-  return escaped;
-}
-
 std::string quoted(const std::string& text) {
   return "'" + text + "'";
 }
@@ -232,7 +217,7 @@ class Validator {
   void check_attributes(int n, const std::string& field, const std::string& where,
                         const OpSchema& s, const Attributes& attrs) {
     for (const auto& [name, value] : attrs) {
-      const std::string attr_field = field + "/attrs/" + pointer_token(name);
+      const std::string attr_field = field + "/attrs/" + json_pointer_token(name);
       const AttrSpec* spec = s.find_attr(name);
       if (spec == nullptr) {
         std::vector<std::string> known_names;
@@ -260,7 +245,7 @@ class Validator {
     }
     for (const AttrSpec& spec : s.attrs) {
       if (spec.required && !attrs.has(spec.name)) {
-        fail(n, field + "/attrs/" + pointer_token(spec.name), where,
+        fail(n, field + "/attrs/" + json_pointer_token(spec.name), where,
              "missing required attribute " + quoted(spec.name) + " (" +
                  attr_type_phrase(spec.type) + ")");
       }
@@ -345,6 +330,20 @@ bool is_valid_name(const std::string& name) {
 
 void validate(const Graph& graph) {
   Validator(graph).run();
+}
+
+std::string json_pointer_token(std::string_view token) {
+  std::string escaped;
+  for (char c : token) {
+    if (c == '~') {
+      escaped += "~0";
+    } else if (c == '/') {
+      escaped += "~1";
+    } else {
+      escaped += c;
+    }
+  }
+  return escaped;
 }
 
 }  // namespace weft::ir

@@ -249,19 +249,7 @@ void Module::train(bool on) {
 
 void Module::zero_grad(bool set_to_none) {
   for (const Tensor& p : parameters()) {
-    Tensor grad = p.grad();
-    if (!grad.defined()) continue;
-    if (set_to_none) {
-      p.set_grad(Tensor());
-      continue;
-    }
-    // A grad built with create_graph has history; zero a detached copy instead (as PyTorch).
-    if (grad.grad_fn()) {
-      grad = grad.detach();
-      p.set_grad(grad);
-    }
-    autograd::NoGradGuard no_grad;
-    grad.zero_();
+    autograd::clear_grad(p, set_to_none);
   }
 }
 

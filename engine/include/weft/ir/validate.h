@@ -4,6 +4,7 @@
 // it runs the graph.
 
 #include <string>
+#include <string_view>
 
 #include "weft/error.h"
 #include "weft/ir/graph.h"
@@ -33,5 +34,8 @@ void validate(const Graph& graph);
 // Whether `name` is a valid input, parameter, node or value name: non-empty, only
 // [A-Za-z0-9_.] (PyTorch's state_dict keys).
 bool is_valid_name(const std::string& name);
+
+// One JSON pointer token (RFC 6901: '~' → "~0", '/' → "~1"), for the field names of errors.
+std::string json_pointer_token(std::string_view token);
 
 }  // namespace weft::ir
