@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "expect_error.h"
+#include "expect_values.h"
 #include "gradcheck.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -16,6 +17,7 @@ namespace weft {
 namespace {
 
 using testing::expect_error;
+using testing::expect_values;
 
 using testing::expect_gradients_match_finite_differences;
 using testing::random_tensor;
@@ -59,22 +61,6 @@ Shape reduced_shape(const Tensor& x, std::int64_t dim, bool keepdim) {
       s.push_back(1);
   }
   return s;
-}
-
-void expect_values(const Tensor& t, const std::vector<double>& expected, double tol,
-                   const std::string& what) {
-  const std::vector<double> got = t.to_vector<double>();
-  ASSERT_EQ(got.size(), expected.size()) << what;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(expected[i])) {
-      EXPECT_TRUE(std::isnan(got[i])) << what << " element " << i << ": " << got[i];
-    } else if (std::isinf(expected[i])) {
-      EXPECT_EQ(got[i], expected[i]) << what << " element " << i;
-    } else {
-      EXPECT_NEAR(got[i], expected[i], tol * (1 + std::fabs(expected[i])))
-          << what << " element " << i;
-    }
-  }
 }
 
 std::vector<double> grad_of(const Tensor& input, const std::function<Tensor(const Tensor&)>& f) {
