@@ -11,6 +11,7 @@
 #include "kernels/dispatch.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
+#include "weft/ir/tracer.h"
 #include "weft/ops.h"
 
 namespace weft {
@@ -146,6 +147,8 @@ Tensor Tensor::clone() const {
                             [](const std::vector<Tensor>& g, const std::vector<Tensor>&) {
                               return std::vector<Tensor>{g[0]};
                             });
+  // A copy holds the same value: a trace keeps using the original's.
+  if (ir::Tracer* tracer = ir::active_tracer()) tracer->add_alias(*this, out);
   return out;
 }
 
@@ -173,7 +176,9 @@ Tensor Tensor::detach() const {
   impl->offset = t.offset;
   impl->dtype = t.dtype;
   impl->is_view = true;
-  return Tensor(std::move(impl));
+  Tensor out(std::move(impl));
+  if (ir::Tracer* tracer = ir::active_tracer()) tracer->add_alias(*this, out);
+  return out;
 }
 
 namespace {
@@ -391,6 +396,7 @@ Tensor& Tensor::fill_(double value) {
 
 Tensor& Tensor::copy_(const Tensor& source) {
   broadcast_shapes(sizes(), source.sizes());  // throws when source cannot broadcast
+  if (const ir::Tracer* tracer = ir::active_tracer()) tracer->check_not_traced(*this, "copy_");
   const bool needs_history =
       autograd::grad_enabled() && (requires_grad() || source.requires_grad());
   autograd::check_inplace(*this);

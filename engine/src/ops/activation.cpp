@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/elementwise.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -28,6 +29,7 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 }  // namespace
 
 Tensor sigmoid(const Tensor& x0) {
+  WEFT_TRACE_OP(Sigmoid, (x0), ir::Attributes(), sigmoid(x0));
   const Tensor x = x0.to(kernels::floating_result(x0.dtype()));
   Tensor out = kernels::map_floating(x, "sigmoid", [](auto v) {
     using T = decltype(v);
@@ -40,6 +42,7 @@ Tensor sigmoid(const Tensor& x0) {
 }
 
 Tensor relu(const Tensor& x) {
+  WEFT_TRACE_OP(Relu, (x), ir::Attributes(), relu(x));
   if (x.dtype() == Dtype::Bool) throw Error("\"relu\" not implemented for 'bool'");
   Tensor out = kernels::dispatch(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -53,6 +56,8 @@ Tensor relu(const Tensor& x) {
 }
 
 Tensor leaky_relu(const Tensor& x, double slope) {
+  WEFT_TRACE_OP(LeakyRelu, (x), ir::Attributes().set("negative_slope", slope),
+                leaky_relu(x, slope));
   Tensor out = kernels::map_floating(x, "leaky_relu", [slope](auto v) {
     using T = decltype(v);
     return v > T(0) ? v : v * T(slope);
@@ -68,6 +73,7 @@ Tensor leaky_relu(const Tensor& x, double slope) {
 }
 
 Tensor elu(const Tensor& x, double alpha) {
+  WEFT_TRACE_OP(Elu, (x), ir::Attributes().set("alpha", alpha), elu(x, alpha));
   Tensor out = kernels::map_floating(x, "elu", [alpha](auto v) {
     using T = decltype(v);
     return v > T(0) ? v : T(alpha) * std::expm1(v);
@@ -83,6 +89,8 @@ Tensor elu(const Tensor& x, double alpha) {
 }
 
 Tensor gelu(const Tensor& x, std::string_view approximate) {
+  WEFT_TRACE_OP(Gelu, (x), ir::Attributes().set("approximate", std::string(approximate)),
+                gelu(x, approximate));
   if (approximate != "none" && approximate != "tanh") {
     throw Error("approximate argument must be either none or tanh, got '" +
                 std::string(approximate) + "'");
@@ -115,6 +123,7 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
 }
 
 Tensor silu(const Tensor& x) {
+  WEFT_TRACE_OP(Silu, (x), ir::Attributes(), silu(x));
   Tensor out = kernels::map_floating(x, "silu", [](auto v) {
     using T = decltype(v);
     return v / (T(1) + std::exp(-v));
@@ -130,6 +139,8 @@ Tensor silu(const Tensor& x) {
 }
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
+  WEFT_TRACE_OP(Softplus, (x), ir::Attributes().set("beta", beta).set("threshold", threshold),
+                softplus(x, beta, threshold));
   Tensor out = kernels::map_floating(x, "softplus", [beta, threshold](auto v) {
     using T = decltype(v);
     return v * T(beta) > T(threshold) ? v : std::log1p(std::exp(v * T(beta))) / T(beta);
@@ -147,6 +158,8 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
 }
 
 Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+  WEFT_TRACE_OP(Hardtanh, (x), ir::Attributes().set("min_val", min_val).set("max_val", max_val),
+                hardtanh(x, min_val, max_val));
   if (min_val > max_val) throw Error("hardtanh: min_val cannot be greater than max_val");
   Tensor out = kernels::map_floating(x, "hardtanh", [min_val, max_val](auto v) {
     using T = decltype(v);
@@ -163,6 +176,7 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
 }
 
 Tensor clamp(const Tensor& x0, std::optional<double> min, std::optional<double> max) {
+  WEFT_TRACE_OP(Clamp, (x0), ops_detail::clamp_attributes(min, max), clamp(x0, min, max));
   if (!min && !max) throw Error("torch.clamp: At least one of 'min' or 'max' must not be None");
   const Tensor lo = wrapped_scalar(min.value_or(0.0)), hi = wrapped_scalar(max.value_or(0.0));
   Dtype type = x0.dtype();

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/elementwise.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -41,6 +42,7 @@ T wrapping(T a, T b, int op) {
 }  // namespace
 
 Tensor add(const Tensor& a0, const Tensor& b0, double alpha) {
+  WEFT_TRACE_OP(Add, (a0, b0), ir::Attributes().set("alpha", alpha), add(a0, b0, alpha));
   const Dtype type = kernels::result_type({&a0, &b0});
   if (type == Dtype::Bool && alpha != 1.0)
     throw Error("Boolean alpha only supported for Boolean results.");
@@ -70,6 +72,7 @@ Tensor add(const Tensor& a0, const Tensor& b0, double alpha) {
 }
 
 Tensor sub(const Tensor& a0, const Tensor& b0, double alpha) {
+  WEFT_TRACE_OP(Sub, (a0, b0), ir::Attributes().set("alpha", alpha), sub(a0, b0, alpha));
   const Dtype type = kernels::result_type({&a0, &b0});
   if (type == Dtype::Bool) {
     throw Error(
@@ -99,6 +102,7 @@ Tensor sub(const Tensor& a0, const Tensor& b0, double alpha) {
 }
 
 Tensor mul(const Tensor& a0, const Tensor& b0) {
+  WEFT_TRACE_OP(Mul, (a0, b0), ir::Attributes(), mul(a0, b0));
   const Dtype type = kernels::result_type({&a0, &b0});
   const Tensor a = a0.to(type), b = b0.to(type);
   Tensor out = kernels::dispatch(type, [&](auto tag) {
@@ -125,6 +129,8 @@ Tensor mul(const Tensor& a0, const Tensor& b0) {
 }
 
 Tensor div(const Tensor& a0, const Tensor& b0, std::optional<std::string_view> rounding_mode) {
+  WEFT_TRACE_OP(Div, (a0, b0), ops_detail::div_attributes(rounding_mode),
+                div(a0, b0, rounding_mode));
   Dtype type = kernels::result_type({&a0, &b0});
   if (!rounding_mode) type = kernels::floating_result(type);
   if (rounding_mode && *rounding_mode != "trunc" && *rounding_mode != "floor") {
@@ -183,6 +189,7 @@ Tensor div(const Tensor& a0, const Tensor& b0, std::optional<std::string_view> r
 }
 
 Tensor pow(const Tensor& a0, const Tensor& b0) {
+  WEFT_TRACE_OP(Pow, (a0, b0), ir::Attributes(), pow(a0, b0));
   Dtype type = kernels::result_type({&a0, &b0});
   if (type == Dtype::Bool) type = Dtype::Int64;
   const Tensor a = a0.to(type), b = b0.to(type);
@@ -255,9 +262,11 @@ Tensor extremum(const Tensor& a0, const Tensor& b0, bool take_max) {
 }  // namespace
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Maximum, (a, b), ir::Attributes(), maximum(a, b));
   return extremum(a, b, true);
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Minimum, (a, b), ir::Attributes(), minimum(a, b));
   return extremum(a, b, false);
 }
 

@@ -1,12 +1,14 @@
 // cast: dtype conversion. Differentiable between floating types (the gradient is cast back);
 // conversions to or from integers and bool stop the gradient, as in PyTorch.
 #include "kernels/copy.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/ops.h"
 
 namespace weft {
 
 Tensor cast(const Tensor& x, Dtype dtype) {
+  WEFT_TRACE_OP(Cast, (x), ir::Attributes().set("dtype", dtype), cast(x, dtype));
   Tensor out = empty(x.sizes(), weft::dtype(dtype));
   kernels::copy_into(out, x);
   if (is_floating(dtype) && x.is_floating_point()) {

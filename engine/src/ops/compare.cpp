@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/elementwise.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/ops.h"
 
@@ -26,40 +27,51 @@ Tensor logical(const Tensor& a, const Tensor& b, F f) {
 }  // namespace
 
 Tensor eq(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Eq, (a, b), ir::Attributes(), eq(a, b));
   return compare(a, b, [](auto x, auto y) { return x == y; });
 }
 Tensor ne(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Ne, (a, b), ir::Attributes(), ne(a, b));
   return compare(a, b, [](auto x, auto y) { return x != y; });
 }
 Tensor lt(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Lt, (a, b), ir::Attributes(), lt(a, b));
   return compare(a, b, [](auto x, auto y) { return x < y; });
 }
 Tensor le(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Le, (a, b), ir::Attributes(), le(a, b));
   return compare(a, b, [](auto x, auto y) { return x <= y; });
 }
 Tensor gt(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Gt, (a, b), ir::Attributes(), gt(a, b));
   return compare(a, b, [](auto x, auto y) { return x > y; });
 }
 Tensor ge(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Ge, (a, b), ir::Attributes(), ge(a, b));
   return compare(a, b, [](auto x, auto y) { return x >= y; });
 }
 
 Tensor logical_and(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(LogicalAnd, (a, b), ir::Attributes(), logical_and(a, b));
   return logical(a, b, [](bool x, bool y) { return x && y; });
 }
 Tensor logical_or(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(LogicalOr, (a, b), ir::Attributes(), logical_or(a, b));
   return logical(a, b, [](bool x, bool y) { return x || y; });
 }
 Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(LogicalXor, (a, b), ir::Attributes(), logical_xor(a, b));
   return logical(a, b, [](bool x, bool y) { return x != y; });
 }
 
 Tensor logical_not(const Tensor& a) {
+  WEFT_TRACE_OP(LogicalNot, (a), ir::Attributes(), logical_not(a));
   const Tensor x = a.to(Dtype::Bool);
   return kernels::map_unary<bool, bool>(x, Dtype::Bool, [](bool v) { return !v; });
 }
 
 Tensor where(const Tensor& condition, const Tensor& a0, const Tensor& b0) {
+  WEFT_TRACE_OP(Where, (condition, a0, b0), ir::Attributes(), where(condition, a0, b0));
   if (condition.dtype() != Dtype::Bool) {
     throw Error(std::string("where expected condition to be a boolean tensor, but got a tensor "
                             "with dtype ") +

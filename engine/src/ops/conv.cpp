@@ -9,6 +9,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -407,11 +408,25 @@ Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, In
 
 Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride,
               IntList padding, IntList dilation, std::int64_t groups) {
+  WEFT_TRACE_OP(Conv1d, (x, weight, bias),
+                ir::Attributes()
+                    .set("stride", ops_detail::to_ints(stride))
+                    .set("padding", ops_detail::to_ints(padding))
+                    .set("dilation", ops_detail::to_ints(dilation))
+                    .set("groups", groups),
+                conv1d(x, weight, bias, stride, padding, dilation, groups));
   return convolution(x, weight, bias, stride, padding, dilation, groups, 1, "conv1d");
 }
 
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride,
               IntList padding, IntList dilation, std::int64_t groups) {
+  WEFT_TRACE_OP(Conv2d, (x, weight, bias),
+                ir::Attributes()
+                    .set("stride", ops_detail::to_ints(stride))
+                    .set("padding", ops_detail::to_ints(padding))
+                    .set("dilation", ops_detail::to_ints(dilation))
+                    .set("groups", groups),
+                conv2d(x, weight, bias, stride, padding, dilation, groups));
   return convolution(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d");
 }
 

@@ -7,6 +7,7 @@
 
 #include "kernels/copy.h"
 #include "kernels/dispatch.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -136,14 +137,17 @@ Tensor triangle(const char* name, const Tensor& x0, std::int64_t diagonal, bool 
 }  // namespace
 
 Tensor tril(const Tensor& x, std::int64_t diagonal) {
+  WEFT_TRACE_OP(Tril, (x), ir::Attributes().set("diagonal", diagonal), tril(x, diagonal));
   return triangle("tril", x, diagonal, true);
 }
 
 Tensor triu(const Tensor& x, std::int64_t diagonal) {
+  WEFT_TRACE_OP(Triu, (x), ir::Attributes().set("diagonal", diagonal), triu(x, diagonal));
   return triangle("triu", x, diagonal, false);
 }
 
 Tensor gather(const Tensor& x, std::int64_t dim_in, const Tensor& index) {
+  WEFT_TRACE_OP(Gather, (x, index), ir::Attributes().set("dim", dim_in), gather(x, dim_in, index));
   const std::int64_t d = wrap_dim(dim_in, x.dim());
   if (index.dtype() != Dtype::Int64) throw Error("gather(): Expected dtype int64 for index");
   // PyTorch treats 0-dim tensors as 1-dim of size 1 here.
@@ -186,6 +190,8 @@ Tensor gather(const Tensor& x, std::int64_t dim_in, const Tensor& index) {
 }
 
 Tensor index_select(const Tensor& x, std::int64_t dim_in, const Tensor& index) {
+  WEFT_TRACE_OP(IndexSelect, (x, index), ir::Attributes().set("dim", dim_in),
+                index_select(x, dim_in, index));
   const std::int64_t d = wrap_dim(dim_in, x.dim());
   if (index.dim() > 1) throw Error("index_select(): Index is supposed to be a vector");
   if (x.dim() == 0 && index.numel() != 1) {

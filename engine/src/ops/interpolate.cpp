@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/dispatch.h"
+#include "traced.h"
 #include "weft/error.h"
 #include "weft/ops.h"
 
@@ -96,6 +97,12 @@ Tensor resample_dim(const char* name, const Tensor& x, std::int64_t d, std::int6
 }  // namespace
 
 Tensor interpolate(const Tensor& x, IntList size, std::string_view mode, bool align_corners) {
+  WEFT_TRACE_OP(Interpolate, (x),
+                ir::Attributes()
+                    .set("size", ops_detail::to_ints(size))
+                    .set("mode", std::string(mode))
+                    .set("align_corners", align_corners),
+                interpolate(x, size, mode, align_corners));
   const std::int64_t rank = x.dim();
   const bool nearest = mode == "nearest", linear = mode == "linear", bilinear = mode == "bilinear";
   if (rank < 3 || rank > 5 || !(nearest || linear || bilinear)) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/copy.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -48,6 +49,7 @@ std::vector<Tensor> split_views(const Tensor& x, std::int64_t d,
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  WEFT_TRACE_OP(Cat, (tensors), ir::Attributes().set("dim", dim), cat(tensors, dim));
   if (tensors.empty()) throw Error("torch.cat(): expected a non-empty list of Tensors");
   Dtype type = tensors[0].dtype();
   const Tensor* reference = nullptr;
@@ -119,6 +121,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
+  WEFT_TRACE_OP(Stack, (tensors), ir::Attributes().set("dim", dim), stack(tensors, dim));
   if (tensors.empty()) throw Error("stack expects a non-empty TensorList");
   for (std::size_t i = 1; i < tensors.size(); ++i) {
     if (tensors[i].sizes() != tensors[0].sizes()) {
@@ -135,6 +138,8 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
 }
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
+  WEFT_TRACE_OP(Split, (x), ir::Attributes().set("split_size", {split_size}).set("dim", dim),
+                split(x, split_size, dim));
   if (x.dim() == 0) throw Error("split expects at least a 1-dimensional tensor");
   if (split_size < 0) {
     throw Error("split expects split_size be non-negative, but got split_size=" +
@@ -154,6 +159,10 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
 }
 
 std::vector<Tensor> split(const Tensor& x, IntList section_sizes, std::int64_t dim) {
+  WEFT_TRACE_OP(
+      Split, (x),
+      ir::Attributes().set("split_size", ops_detail::to_ints(section_sizes)).set("dim", dim),
+      split(x, section_sizes, dim));
   if (x.dim() == 0) throw Error("split expects at least a 1-dimensional tensor");
   const std::int64_t d = wrap_dim(dim, x.dim());
   std::int64_t total = 0;
@@ -175,6 +184,8 @@ std::vector<Tensor> split(const Tensor& x, IntList section_sizes, std::int64_t d
 }
 
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
+  WEFT_TRACE_OP(Chunk, (x), ir::Attributes().set("chunks", chunks).set("dim", dim),
+                chunk(x, chunks, dim));
   if (x.dim() == 0) throw Error("chunk expects at least a 1-dimensional tensor");
   if (chunks <= 0) {
     throw Error("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
@@ -189,6 +200,12 @@ std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim
 }
 
 Tensor pad(const Tensor& x, IntList pads, std::string_view mode, double value) {
+  WEFT_TRACE_OP(Pad, (x),
+                ir::Attributes()
+                    .set("pad", ops_detail::to_ints(pads))
+                    .set("mode", std::string(mode))
+                    .set("value", value),
+                pad(x, pads, mode, value));
   const std::int64_t rank = x.dim();
   const std::int64_t count = static_cast<std::int64_t>(pads.size());
   if (count % 2 != 0) throw Error("Padding length must be divisible by 2");

@@ -5,6 +5,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -151,6 +152,7 @@ std::string batch_error(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Mm, (a, b), ir::Attributes(), mm(a, b));
   if (a.dim() != 2) throw Error("self must be a matrix");
   if (b.dim() != 2) throw Error("mat2 must be a matrix");
   if (a.size(1) != b.size(0))
@@ -159,6 +161,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Bmm, (a, b), ir::Attributes(), bmm(a, b));
   if (a.dim() != 3) throw Error("batch1 must be a 3D tensor");
   if (b.dim() != 3) throw Error("batch2 must be a 3D tensor");
   if (a.size(0) != b.size(0)) {
@@ -174,6 +177,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(Matmul, (a, b), ir::Attributes(), matmul(a, b));
   const std::int64_t ra = a.dim(), rb = b.dim();
   if (ra == 0 || rb == 0) {
     throw Error("both arguments to matmul need to be at least 1D, but they are " +
@@ -215,6 +219,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  WEFT_TRACE_OP(Linear, (x, weight, bias), ir::Attributes(), linear(x, weight, bias));
   if (x.dim() == 0) {
     throw Error("both arguments to linear need to be at least 1D, but they are 0D and " +
                 std::to_string(weight.dim()) + "D");
@@ -231,6 +236,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double beta,
              double alpha) {
+  WEFT_TRACE_OP(Addmm, (self, mat1, mat2), ir::Attributes().set("beta", beta).set("alpha", alpha),
+                addmm(self, mat1, mat2, beta, alpha));
   if (mat1.dim() != 2) {
     throw Error("mat1 must be a matrix, got " + std::to_string(mat1.dim()) + "-D tensor");
   }

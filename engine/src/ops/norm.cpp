@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -56,6 +57,12 @@ const char* legacy_type_name(Dtype d) {
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps) {
+  WEFT_TRACE_OP(
+      BatchNorm,
+      (x, weight.defined() ? weight : ones({x.size(1)}, dtype(x.dtype())),
+       bias.defined() ? bias : zeros({x.size(1)}, dtype(x.dtype())), running_mean, running_var),
+      ir::Attributes().set("training", training).set("momentum", momentum).set("eps", eps),
+      batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps));
   if (training && x.dim() >= 1) {
     std::int64_t values = x.size(0);
     for (std::int64_t d = 2; d < x.dim(); ++d) values *= x.size(d);
@@ -117,6 +124,14 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 
 Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
+  WEFT_TRACE_OP(
+      LayerNorm,
+      (x, weight.defined() || !bias.defined() ? weight : ones(normalized_shape, dtype(x.dtype())),
+       bias.defined() || !weight.defined() ? bias : zeros(normalized_shape, dtype(x.dtype()))),
+      ir::Attributes()
+          .set("normalized_shape", ops_detail::to_ints(normalized_shape))
+          .set("eps", eps),
+      layer_norm(x, normalized_shape, weight, bias, eps));
   const std::int64_t k = static_cast<std::int64_t>(normalized_shape.size());
   if (k == 0) {
     throw Error(
@@ -156,6 +171,12 @@ Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weigh
 }
 
 Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed) {
+  WEFT_TRACE_OP(Dropout, (x),
+                ir::Attributes()
+                    .set("p", p)
+                    .set("training", training)
+                    .set("seed", static_cast<std::int64_t>(seed)),
+                dropout(x, p, training, seed));
   if (!(p >= 0.0 && p <= 1.0)) {
     std::ostringstream message;
     message << "dropout probability has to be between 0 and 1, but got " << p;
@@ -178,6 +199,9 @@ Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed) {
 
 Tensor embedding(const Tensor& indices, const Tensor& weight,
                  std::optional<std::int64_t> padding_idx) {
+  WEFT_TRACE_OP(Embedding, (indices, weight),
+                padding_idx ? ir::Attributes().set("padding_idx", *padding_idx) : ir::Attributes(),
+                embedding(indices, weight, padding_idx));
   if (weight.dim() != 2) throw Error("'weight' must be 2-D");
   if (indices.dtype() != Dtype::Int64 && indices.dtype() != Dtype::Int32) {
     throw Error(

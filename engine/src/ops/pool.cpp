@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/dispatch.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -366,6 +367,14 @@ Tensor avg_pool_2d(const Tensor& x, const Pool2d& p, bool count_include_pad, con
 
 Tensor max_pool2d(const Tensor& x, IntList kernel_size, IntList stride, IntList padding,
                   IntList dilation, bool ceil_mode) {
+  WEFT_TRACE_OP(MaxPool2d, (x),
+                ir::Attributes()
+                    .set("kernel_size", ops_detail::to_ints(kernel_size))
+                    .set("stride", ops_detail::to_ints(stride))
+                    .set("padding", ops_detail::to_ints(padding))
+                    .set("dilation", ops_detail::to_ints(dilation))
+                    .set("ceil_mode", ceil_mode),
+                max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode));
   const auto k = two(kernel_size,
                      "max_pool2d: kernel_size must either be a single int, or a tuple of two ints");
   auto s =
@@ -383,6 +392,14 @@ Tensor max_pool2d(const Tensor& x, IntList kernel_size, IntList stride, IntList 
 
 Tensor max_pool1d(const Tensor& x, IntList kernel_size, IntList stride, IntList padding,
                   IntList dilation, bool ceil_mode) {
+  WEFT_TRACE_OP(MaxPool1d, (x),
+                ir::Attributes()
+                    .set("kernel_size", ops_detail::to_ints(kernel_size))
+                    .set("stride", ops_detail::to_ints(stride))
+                    .set("padding", ops_detail::to_ints(padding))
+                    .set("dilation", ops_detail::to_ints(dilation))
+                    .set("ceil_mode", ceil_mode),
+                max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode));
   check_one(kernel_size, "max_pool1d", "kernel_size");
   check_one(stride, "max_pool1d", "stride", true);
   check_one(padding, "max_pool1d", "padding");
@@ -417,6 +434,14 @@ Tensor max_pool1d(const Tensor& x, IntList kernel_size, IntList stride, IntList 
 
 Tensor avg_pool2d(const Tensor& x, IntList kernel_size, IntList stride, IntList padding,
                   bool ceil_mode, bool count_include_pad) {
+  WEFT_TRACE_OP(AvgPool2d, (x),
+                ir::Attributes()
+                    .set("kernel_size", ops_detail::to_ints(kernel_size))
+                    .set("stride", ops_detail::to_ints(stride))
+                    .set("padding", ops_detail::to_ints(padding))
+                    .set("ceil_mode", ceil_mode)
+                    .set("count_include_pad", count_include_pad),
+                avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad));
   const auto k = two(kernel_size,
                      "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints");
   auto s =
@@ -431,6 +456,14 @@ Tensor avg_pool2d(const Tensor& x, IntList kernel_size, IntList stride, IntList 
 
 Tensor avg_pool1d(const Tensor& x, IntList kernel_size, IntList stride, IntList padding,
                   bool ceil_mode, bool count_include_pad) {
+  WEFT_TRACE_OP(AvgPool1d, (x),
+                ir::Attributes()
+                    .set("kernel_size", ops_detail::to_ints(kernel_size))
+                    .set("stride", ops_detail::to_ints(stride))
+                    .set("padding", ops_detail::to_ints(padding))
+                    .set("ceil_mode", ceil_mode)
+                    .set("count_include_pad", count_include_pad),
+                avg_pool1d(x, kernel_size, stride, padding, ceil_mode, count_include_pad));
   check_one(kernel_size, "avg_pool1d", "kernel_size");
   check_one(stride, "avg_pool1d", "stride", true);
   check_one(padding, "avg_pool1d", "padding");
@@ -442,6 +475,9 @@ Tensor avg_pool1d(const Tensor& x, IntList kernel_size, IntList stride, IntList 
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size) {
+  WEFT_TRACE_OP(AdaptiveAvgPool2d, (x),
+                ir::Attributes().set("output_size", ops_detail::to_ints(output_size)),
+                adaptive_avg_pool2d(x, output_size));
   if (output_size.size() != 2 && output_size.size() != 1) {
     throw Error("adaptive_avg_pool2d: output_size must be 2");
   }

@@ -17,6 +17,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/reduce.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -398,6 +399,10 @@ Tensor var_or_std(const char* node, const Tensor& x, IntList dims_in, std::int64
 }  // namespace
 
 Tensor sum(const Tensor& x0, IntList dims_in, bool keepdim, std::optional<Dtype> dtype_opt) {
+  if (dtype_opt && ir::active_tracer()) return sum(x0.to(*dtype_opt), dims_in, keepdim);
+  WEFT_TRACE_OP(Sum, (x0),
+                ir::Attributes().set("dim", ops_detail::to_ints(dims_in)).set("keepdim", keepdim),
+                sum(x0, dims_in, keepdim, dtype_opt));
   // Integers and bool sum to int64, as in PyTorch.
   const Dtype out_type = dtype_opt.value_or(x0.is_floating_point() ? x0.dtype() : Dtype::Int64);
   const Tensor x = x0.to(out_type);
@@ -419,6 +424,9 @@ Tensor sum(const Tensor& x0, IntList dims_in, bool keepdim, std::optional<Dtype>
 }
 
 Tensor mean(const Tensor& x, IntList dims_in, bool keepdim) {
+  WEFT_TRACE_OP(Mean, (x),
+                ir::Attributes().set("dim", ops_detail::to_ints(dims_in)).set("keepdim", keepdim),
+                mean(x, dims_in, keepdim));
   if (!x.is_floating_point()) {
     throw Error(std::string("mean(): could not infer output dtype. Input dtype must be either a "
                             "floating point or complex dtype. Got: ") +
@@ -432,6 +440,8 @@ Tensor mean(const Tensor& x, IntList dims_in, bool keepdim) {
 }
 
 Tensor prod(const Tensor& x0, std::optional<std::int64_t> dim_opt, bool keepdim) {
+  WEFT_TRACE_OP(Prod, (x0), ops_detail::optional_dim(dim_opt).set("keepdim", keepdim),
+                prod(x0, dim_opt, keepdim));
   // Integers and bool multiply to int64, as in PyTorch.
   const Dtype out_type = x0.is_floating_point() ? x0.dtype() : Dtype::Int64;
   const Tensor x = x0.to(out_type);
@@ -465,37 +475,63 @@ Tensor prod(const Tensor& x0, std::optional<std::int64_t> dim_opt, bool keepdim)
 }
 
 std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim) {
+  WEFT_TRACE_OP(Max, (x), ir::Attributes().set("dim", dim).set("keepdim", keepdim),
+                max(x, dim, keepdim));
   return extreme_dim<true>("max", "MaxBackward0", x, dim, keepdim);
 }
 
 std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) {
+  WEFT_TRACE_OP(Min, (x), ir::Attributes().set("dim", dim).set("keepdim", keepdim),
+                min(x, dim, keepdim));
   return extreme_dim<false>("min", "MinBackward0", x, dim, keepdim);
 }
 
 Tensor max(const Tensor& x) {
+  // The IR has no all-elements max: the trace records it over the flattened tensor.
+  if (ir::active_tracer()) return std::get<0>(max(reshape(x, {-1}), 0));
   return extreme_all<true>("max", "MaxBackward1", x);
 }
 Tensor min(const Tensor& x) {
+  if (ir::active_tracer()) return std::get<0>(min(reshape(x, {-1}), 0));
   return extreme_all<false>("min", "MinBackward1", x);
 }
 
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+  WEFT_TRACE_OP(Argmax, (x), ops_detail::optional_dim(dim).set("keepdim", keepdim),
+                argmax(x, dim, keepdim));
   return arg_extreme<true>("argmax", x, dim, keepdim);
 }
 
 Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+  WEFT_TRACE_OP(Argmin, (x), ops_detail::optional_dim(dim).set("keepdim", keepdim),
+                argmin(x, dim, keepdim));
   return arg_extreme<false>("argmin", x, dim, keepdim);
 }
 
 Tensor var(const Tensor& x, IntList dims, std::int64_t correction, bool keepdim) {
+  WEFT_TRACE_OP(Var, (x),
+                ir::Attributes()
+                    .set("dim", ops_detail::to_ints(dims))
+                    .set("correction", correction)
+                    .set("keepdim", keepdim),
+                var(x, dims, correction, keepdim));
   return var_or_std("VarBackward0", x, dims, correction, keepdim, false);
 }
 
 Tensor std(const Tensor& x, IntList dims, std::int64_t correction, bool keepdim) {
+  WEFT_TRACE_OP(Std, (x),
+                ir::Attributes()
+                    .set("dim", ops_detail::to_ints(dims))
+                    .set("correction", correction)
+                    .set("keepdim", keepdim),
+                weft::std(x, dims, correction, keepdim));
   return var_or_std("StdBackward0", x, dims, correction, keepdim, true);
 }
 
 Tensor logsumexp(const Tensor& x0, IntList dims_in, bool keepdim) {
+  WEFT_TRACE_OP(Logsumexp, (x0),
+                ir::Attributes().set("dim", ops_detail::to_ints(dims_in)).set("keepdim", keepdim),
+                logsumexp(x0, dims_in, keepdim));
   // Integers and bool are taken as float32, as PyTorch does.
   const Tensor x = x0.to(x0.is_floating_point() ? x0.dtype() : Dtype::Float32);
   const std::vector<std::int64_t> dims = wrap_dims(dims_in, x.dim());

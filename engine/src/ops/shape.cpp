@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -120,14 +121,20 @@ Tensor scatter_into_zeros(const Tensor& grad, const Shape& input_shape, MakeSlot
 }  // namespace
 
 Tensor view(const Tensor& x, IntList shape) {
+  WEFT_TRACE_OP(Reshape, (x), ir::Attributes().set("shape", ops_detail::to_ints(shape)),
+                view(x, shape));
   return view_impl(x, infer_size(shape, x.numel()), /*allow_copy=*/false);
 }
 
 Tensor reshape(const Tensor& x, IntList shape) {
+  WEFT_TRACE_OP(Reshape, (x), ir::Attributes().set("shape", ops_detail::to_ints(shape)),
+                reshape(x, shape));
   return view_impl(x, infer_size(shape, x.numel()), /*allow_copy=*/true);
 }
 
 Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) {
+  WEFT_TRACE_OP(Flatten, (x), ir::Attributes().set("start_dim", start_dim).set("end_dim", end_dim),
+                flatten(x, start_dim, end_dim));
   const std::int64_t rank = x.dim();
   if (rank == 0) return reshape(x, {1});
   const std::int64_t s = wrap_dim(start_dim, rank);
@@ -142,6 +149,8 @@ Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) {
 }
 
 Tensor squeeze(const Tensor& x, IntList dims) {
+  WEFT_TRACE_OP(Squeeze, (x), ir::Attributes().set("dim", ops_detail::to_ints(dims)),
+                squeeze(x, dims));
   const std::vector<std::int64_t> which = wrap_dims(dims, x.dim(), /*empty_is_all=*/true);
   Shape sizes, strides;
   for (std::int64_t d = 0; d < x.dim(); ++d) {
@@ -161,6 +170,7 @@ Tensor squeeze(const Tensor& x, IntList dims) {
 }
 
 Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
+  WEFT_TRACE_OP(Unsqueeze, (x), ir::Attributes().set("dim", dim), unsqueeze(x, dim));
   const std::int64_t d = wrap_dim(dim, x.dim() + 1);
   Shape sizes = x.sizes();
   Shape strides = x.strides();
@@ -176,6 +186,8 @@ Tensor unsqueeze(const Tensor& x, std::int64_t dim) {
 }
 
 Tensor permute(const Tensor& x, IntList dims) {
+  WEFT_TRACE_OP(Permute, (x), ir::Attributes().set("dims", ops_detail::to_ints(dims)),
+                permute(x, dims));
   if (static_cast<std::int64_t>(dims.size()) != x.dim()) {
     throw Error(
         "permute(sparse_coo): number of dimensions in the tensor input does not match "
@@ -207,6 +219,8 @@ Tensor permute(const Tensor& x, IntList dims) {
 }
 
 Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
+  WEFT_TRACE_OP(Transpose, (x), ir::Attributes().set("dim0", dim0).set("dim1", dim1),
+                transpose(x, dim0, dim1));
   if (x.dim() == 0) {
     wrap_dim(dim0, 0);
     wrap_dim(dim1, 0);
@@ -219,6 +233,8 @@ Tensor transpose(const Tensor& x, std::int64_t dim0, std::int64_t dim1) {
 }
 
 Tensor expand(const Tensor& x, IntList sizes) {
+  WEFT_TRACE_OP(Expand, (x), ir::Attributes().set("size", ops_detail::to_ints(sizes)),
+                expand(x, sizes));
   const std::int64_t rank = static_cast<std::int64_t>(sizes.size());
   if (rank < x.dim()) {
     throw Error("expand: the number of sizes provided (" + std::to_string(rank) +
@@ -261,6 +277,10 @@ Tensor expand(const Tensor& x, IntList sizes) {
 
 Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end,
              std::int64_t step) {
+  WEFT_TRACE_OP(
+      Slice, (x),
+      ir::Attributes().set("dim", dim).set("start", start).set("end", end).set("step", step),
+      slice(x, dim, start, end, step));
   if (x.dim() == 0) throw Error("slice() cannot be applied to a 0-dim tensor.");
   if (step <= 0) throw Error("slice step must be positive");
   const std::int64_t d = wrap_dim(dim, x.dim());
@@ -290,6 +310,8 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
 }
 
 Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index) {
+  WEFT_TRACE_OP(Select, (x), ir::Attributes().set("dim", dim).set("index", index),
+                select(x, dim, index));
   if (x.dim() == 0) throw Error("select() cannot be applied to a 0-dim tensor.");
   const std::int64_t d = wrap_dim(dim, x.dim());
   const std::int64_t size = x.size(d);

@@ -20,6 +20,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/reduce.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -220,9 +221,11 @@ Tensor softmax_impl(const Tensor& x, std::int64_t dim_in) {
 }  // namespace
 
 Tensor softmax(const Tensor& x, std::int64_t dim) {
+  WEFT_TRACE_OP(Softmax, (x), ir::Attributes().set("dim", dim), softmax(x, dim));
   return softmax_impl<false>(x, dim);
 }
 Tensor log_softmax(const Tensor& x, std::int64_t dim) {
+  WEFT_TRACE_OP(LogSoftmax, (x), ir::Attributes().set("dim", dim), log_softmax(x, dim));
   return softmax_impl<true>(x, dim);
 }
 

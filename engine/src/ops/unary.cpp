@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/elementwise.h"
+#include "traced.h"
 #include "weft/autograd.h"
 #include "weft/ops.h"
 
@@ -51,6 +52,7 @@ constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
 }  // namespace
 
 Tensor neg(const Tensor& x) {
+  WEFT_TRACE_OP(Neg, (x), ir::Attributes(), neg(x));
   Tensor out = kernels::dispatch_numeric(x.dtype(), "neg", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
@@ -67,6 +69,7 @@ Tensor neg(const Tensor& x) {
 }
 
 Tensor abs(const Tensor& x) {
+  WEFT_TRACE_OP(Abs, (x), ir::Attributes(), abs(x));
   Tensor out = kernels::dispatch(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) {
@@ -86,96 +89,112 @@ Tensor abs(const Tensor& x) {
 }
 
 Tensor exp(const Tensor& x) {
+  WEFT_TRACE_OP(Exp, (x), ir::Attributes(), exp(x));
   return real_function(
       x, "exp", "ExpBackward0", [](auto v) { return std::exp(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g * out; });
 }
 
 Tensor log(const Tensor& x) {
+  WEFT_TRACE_OP(Log, (x), ir::Attributes(), log(x));
   return real_function(
       x, "log", "LogBackward0", [](auto v) { return std::log(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) { return g / x; });
 }
 
 Tensor log2(const Tensor& x) {
+  WEFT_TRACE_OP(Log2, (x), ir::Attributes(), log2(x));
   return real_function(
       x, "log2", "Log2Backward0", [](auto v) { return std::log2(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * kLn2); });
 }
 
 Tensor sqrt(const Tensor& x) {
+  WEFT_TRACE_OP(Sqrt, (x), ir::Attributes(), sqrt(x));
   return real_function(
       x, "sqrt", "SqrtBackward0", [](auto v) { return std::sqrt(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g / (out * 2.0); });
 }
 
 Tensor rsqrt(const Tensor& x) {
+  WEFT_TRACE_OP(Rsqrt, (x), ir::Attributes(), rsqrt(x));
   return real_function(
       x, "rsqrt", "RsqrtBackward0", [](auto v) { return decltype(v)(1) / std::sqrt(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g * out * out * out * -0.5; });
 }
 
 Tensor reciprocal(const Tensor& x) {
+  WEFT_TRACE_OP(Reciprocal, (x), ir::Attributes(), reciprocal(x));
   return real_function(
       x, "reciprocal", "ReciprocalBackward0", [](auto v) { return decltype(v)(1) / v; },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return -g * out * out; });
 }
 
 Tensor sin(const Tensor& x) {
+  WEFT_TRACE_OP(Sin, (x), ir::Attributes(), sin(x));
   return real_function(
       x, "sin", "SinBackward0", [](auto v) { return std::sin(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) { return g * cos(x); });
 }
 
 Tensor cos(const Tensor& x) {
+  WEFT_TRACE_OP(Cos, (x), ir::Attributes(), cos(x));
   return real_function(
       x, "cos", "CosBackward0", [](auto v) { return std::cos(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) { return -g * sin(x); });
 }
 
 Tensor tan(const Tensor& x) {
+  WEFT_TRACE_OP(Tan, (x), ir::Attributes(), tan(x));
   return real_function(
       x, "tan", "TanBackward0", [](auto v) { return std::tan(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g * (out * out + 1.0); });
 }
 
 Tensor asin(const Tensor& x) {
+  WEFT_TRACE_OP(Asin, (x), ir::Attributes(), asin(x));
   return real_function(
       x, "asin", "AsinBackward0", [](auto v) { return std::asin(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) { return g * rsqrt(1.0 - x * x); });
 }
 
 Tensor acos(const Tensor& x) {
+  WEFT_TRACE_OP(Acos, (x), ir::Attributes(), acos(x));
   return real_function(
       x, "acos", "AcosBackward0", [](auto v) { return std::acos(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) { return -g * rsqrt(1.0 - x * x); });
 }
 
 Tensor atan(const Tensor& x) {
+  WEFT_TRACE_OP(Atan, (x), ir::Attributes(), atan(x));
   return real_function(
       x, "atan", "AtanBackward0", [](auto v) { return std::atan(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * x + 1.0); });
 }
 
 Tensor sinh(const Tensor& x) {
+  WEFT_TRACE_OP(Sinh, (x), ir::Attributes(), sinh(x));
   return real_function(
       x, "sinh", "SinhBackward0", [](auto v) { return std::sinh(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) { return g * cosh(x); });
 }
 
 Tensor cosh(const Tensor& x) {
+  WEFT_TRACE_OP(Cosh, (x), ir::Attributes(), cosh(x));
   return real_function(
       x, "cosh", "CoshBackward0", [](auto v) { return std::cosh(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) { return g * sinh(x); });
 }
 
 Tensor tanh(const Tensor& x) {
+  WEFT_TRACE_OP(Tanh, (x), ir::Attributes(), tanh(x));
   return real_function(
       x, "tanh", "TanhBackward0", [](auto v) { return std::tanh(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g * (1.0 - out * out); });
 }
 
 Tensor erf(const Tensor& x) {
+  WEFT_TRACE_OP(Erf, (x), ir::Attributes(), erf(x));
   return real_function(
       x, "erf", "ErfBackward0", [](auto v) { return std::erf(v); },
       [](const Tensor& g, const Tensor& x, const Tensor&) {
@@ -184,19 +203,23 @@ Tensor erf(const Tensor& x) {
 }
 
 Tensor floor(const Tensor& x) {
+  WEFT_TRACE_OP(Floor, (x), ir::Attributes(), floor(x));
   return step_function(x, "floor", "FloorBackward0", [](auto v) { return std::floor(v); });
 }
 
 Tensor ceil(const Tensor& x) {
+  WEFT_TRACE_OP(Ceil, (x), ir::Attributes(), ceil(x));
   return step_function(x, "ceil", "CeilBackward0", [](auto v) { return std::ceil(v); });
 }
 
 Tensor round(const Tensor& x) {
+  WEFT_TRACE_OP(Round, (x), ir::Attributes(), round(x));
   // nearbyint in the default rounding mode rounds half to even, like torch.round.
   return step_function(x, "round", "RoundBackward0", [](auto v) { return std::nearbyint(v); });
 }
 
 Tensor sign(const Tensor& x) {
+  WEFT_TRACE_OP(Sign, (x), ir::Attributes(), sign(x));
   return step_function(x, "sign", "SignBackward0", [](auto v) {
     using T = decltype(v);
     return std::isnan(v) ? v : T((T(0) < v) - (v < T(0)));
