@@ -31,6 +31,15 @@ std::string shape_str(IntList shape) {
   return s + "]";
 }
 
+std::string tuple_str(IntList shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
 std::int64_t wrap_dim(std::int64_t dim, std::int64_t rank) {
   const std::int64_t effective = std::max<std::int64_t>(rank, 1);
   if (dim < -effective || dim >= effective) {

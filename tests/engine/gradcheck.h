@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "weft/autograd.h"
+#include "weft/nn/module.h"
 #include "weft/ops.h"
 
 namespace weft::testing {
@@ -76,6 +77,41 @@ inline void expect_gradients_match_finite_differences(const OpFn& fn, std::vecto
       const double numeric = (plus - minus) / (2 * eps);
       EXPECT_NEAR(grad[static_cast<std::size_t>(i)], numeric, atol + rtol * std::fabs(numeric))
           << "input " << k << " element " << i;
+    }
+  }
+}
+
+// Elementwise |a - b| <= tol, with the first differing element in the message.
+inline void expect_same_values(const Tensor& a, const Tensor& b, double tol = 0.0) {
+  ASSERT_EQ(a.sizes(), b.sizes());
+  const auto va = a.to_vector<double>();
+  const auto vb = b.to_vector<double>();
+  for (std::size_t i = 0; i < va.size(); ++i) EXPECT_NEAR(va[i], vb[i], tol) << "element " << i;
+}
+
+// Autograd's gradient of `loss` w.r.t. every parameter of `module` (float64) against central
+// differences.
+inline void expect_parameter_gradients_match_finite_differences(nn::Module& module,
+                                                                const std::function<Tensor()>& loss,
+                                                                double eps = 1e-6,
+                                                                double tol = 1e-6) {
+  module.zero_grad();
+  loss().backward();
+  for (const auto& [name, p] : module.named_parameters()) {
+    ASSERT_TRUE(p.grad().defined()) << name;
+    const auto grad = p.grad().to_vector<double>();
+    autograd::NoGradGuard no_grad;
+    double* data = p.data<double>();
+    for (std::int64_t i = 0; i < p.numel(); ++i) {
+      const double saved = data[i];
+      data[i] = saved + eps;
+      const double plus = loss().item();
+      data[i] = saved - eps;
+      const double minus = loss().item();
+      data[i] = saved;
+      const double numeric = (plus - minus) / (2 * eps);
+      EXPECT_NEAR(grad[static_cast<std::size_t>(i)], numeric, tol + 1e-4 * std::fabs(numeric))
+          << name << " element " << i;
     }
   }
 }

@@ -54,6 +54,8 @@ std::int64_t numel_of(IntList shape);
 Shape contiguous_strides(IntList shape);
 // "[2, 3, 4]"
 std::string shape_str(IntList shape);
+// Python's tuple formatting, as PyTorch's messages print sizes: "(2, 3)", "(5,)", "()".
+std::string tuple_str(IntList shape);
 
 // Wraps a possibly negative dim into [0, rank); rank 0 accepts -1 and 0 like PyTorch.
 // Throws "Dimension out of range (expected to be in range of [-2, 1], but got 3)".

@@ -5,10 +5,9 @@
 #include <cmath>
 #include <string>
 
-#include "weft/autograd.h"
 #include "weft/error.h"
+#include "weft/nn/init.h"
 #include "weft/ops.h"
-#include "weft/random.h"
 
 namespace weft::nn {
 
@@ -24,10 +23,10 @@ Linear::Linear(std::int64_t in, std::int64_t out, bool with_bias)
 }
 
 void Linear::reset_parameters() {
-  autograd::NoGradGuard no_grad;
+  // Weight first, then bias: the same draw order as PyTorch.
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
   const double bound = in_features > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features)) : 0.0;
-  uniform_(weight, -bound, bound);
-  if (bias.defined()) uniform_(bias, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
 }
 
 Tensor Linear::forward(const Tensor& input) {

@@ -1,0 +1,50 @@
+// Pooling layers: each forwards its options to the op of the same name in ops/pool.cpp.
+#include "weft/nn/pooling.h"
+
+#include <vector>
+
+#include "weft/ops.h"
+
+namespace weft::nn {
+
+namespace {
+template <std::size_t D>
+std::vector<std::int64_t> stride_or_empty(const std::optional<ExpandingArray<D>>& stride) {
+  return stride ? stride->vec() : std::vector<std::int64_t>{};  // empty: stride = kernel_size
+}
+}  // namespace
+
+template <std::size_t D>
+Tensor MaxPoolNd<D>::forward(const Tensor& input) {
+  const auto kernel = options.kernel_size().vec(), stride = stride_or_empty(options.stride());
+  const auto padding = options.padding().vec(), dilation = options.dilation().vec();
+  if constexpr (D == 1) {
+    return max_pool1d(input, kernel, stride, padding, dilation, options.ceil_mode());
+  } else {
+    return max_pool2d(input, kernel, stride, padding, dilation, options.ceil_mode());
+  }
+}
+
+template <std::size_t D>
+Tensor AvgPoolNd<D>::forward(const Tensor& input) {
+  const auto kernel = options.kernel_size().vec(), stride = stride_or_empty(options.stride());
+  const auto padding = options.padding().vec();
+  if constexpr (D == 1) {
+    return avg_pool1d(input, kernel, stride, padding, options.ceil_mode(),
+                      options.count_include_pad());
+  } else {
+    return avg_pool2d(input, kernel, stride, padding, options.ceil_mode(),
+                      options.count_include_pad());
+  }
+}
+
+Tensor AdaptiveAvgPool2d::forward(const Tensor& input) {
+  return adaptive_avg_pool2d(input, output_size.vec());
+}
+
+template class MaxPoolNd<1>;
+template class MaxPoolNd<2>;
+template class AvgPoolNd<1>;
+template class AvgPoolNd<2>;
+
+}  // namespace weft::nn
