@@ -4,12 +4,11 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <map>
 #include <string>
 
+#include "bench_threads.h"
 #include "weft/autograd.h"
 #include "weft/ops.h"
 #include "weft/parallel.h"
@@ -30,16 +29,7 @@ at::Tensor torch_from(const weft::Tensor& t) {
       .clone();
 }
 
-// LibTorch's at::set_num_threads does not reach OpenBLAS's own pool: set it directly when
-// the BLAS behind libblas.so.3 is OpenBLAS, so "1 thread" means one thread on both sides.
-void set_threads(int threads) {
-  weft::set_num_threads(threads);
-  at::set_num_threads(threads);
-  using SetThreads = void (*)(int);
-  static const auto openblas_set_num_threads =
-      reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  if (openblas_set_num_threads) openblas_set_num_threads(threads);
-}
+using weft::bench::set_threads;
 
 // ---- benchmarks: each has a weft/ and a torch/ twin with the same name suffix ----
 void weft_sgemm(benchmark::State& state) {
@@ -197,7 +187,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   std::printf("OpenBLAS thread control: %s\n",
-              dlsym(RTLD_DEFAULT, "openblas_set_num_threads") ? "yes" : "not found");
+              weft::bench::openblas_thread_control() ? "yes" : "not found");
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   reporter.PrintRatios();

@@ -428,5 +428,244 @@ TEST(LrScheduler, ReduceLROnPlateauMatchesPyTorch) {
                          26, "metrics[i]", rising);
 }
 
+// ----- state_dict / load_state_dict -----
+
+// A scheduler on `opt` and its step function (step index → step).
+struct Resumable {
+  std::shared_ptr<S::CheckpointableScheduler> scheduler;
+  std::function<void(int)> step;
+};
+using ResumableFactory = std::function<Resumable(SGD&)>;
+
+template <typename Scheduler>
+ResumableFactory resumable(std::function<std::shared_ptr<Scheduler>(SGD&)> make) {
+  return [make](SGD& opt) {
+    std::shared_ptr<Scheduler> sched = make(opt);
+    return Resumable{sched, [sched](int) { sched->step(); }};
+  };
+}
+
+const std::vector<double> kPlateauMetrics = {1.0,  0.9, 0.95, 0.92, 0.91, 0.93, 0.94,
+                                             0.95, 0.7, 0.71, 0.72, 0.73, 0.74, 0.75,
+                                             0.76, 0.6, 0.61, 0.62, 0.63, 0.64};
+
+ResumableFactory plateau_resumable() {
+  return [](SGD& opt) {
+    S::ReduceLROnPlateauOptions o;
+    o.patience = 1;
+    o.cooldown = 2;
+    o.factor = 0.5;
+    auto sched = std::make_shared<S::ReduceLROnPlateau>(opt, o);
+    return Resumable{sched,
+                     [sched](int i) { sched->step(kPlateauMetrics[static_cast<std::size_t>(i)]); }};
+  };
+}
+
+// Runs 20 steps without a break, then 7 steps, a state_dict round trip (through JSON text)
+// into a freshly built optimizer and scheduler (PyTorch's recipe: optimizer first), and the
+// remaining 13: the lrs and momenta must be the same to the last bit.
+void expect_resumes_exactly(const ResumableFactory& factory, const std::string& what) {
+  constexpr int kSteps = 20;
+  constexpr int kSplit = 7;
+  auto straight_opt = two_group_sgd();
+  Resumable straight = factory(*straight_opt);
+  Trace expected;
+  for (int i = 0; i < kSteps; ++i) {
+    straight.step(i);
+    expected.push_back(row(*straight_opt));
+  }
+
+  auto first_opt = two_group_sgd();
+  Resumable first = factory(*first_opt);
+  Trace got;
+  for (int i = 0; i < kSplit; ++i) {
+    first.step(i);
+    got.push_back(row(*first_opt));
+  }
+  const optim::OptimizerState opt_state = first_opt->state_dict();
+  const std::string text = first.scheduler->state_dict().dump();
+
+  auto resumed_opt = two_group_sgd();
+  Resumable resumed = factory(*resumed_opt);
+  resumed_opt->load_state_dict(opt_state);
+  resumed.scheduler->load_state_dict(S::SchedulerState::parse(text));
+  EXPECT_EQ(resumed.scheduler->state_dict().dump(), text) << what;
+  for (int i = kSplit; i < kSteps; ++i) {
+    resumed.step(i);
+    got.push_back(row(*resumed_opt));
+  }
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t t = 0; t < got.size(); ++t) {
+    EXPECT_EQ(got[t], expected[t]) << what << ": step " << t + 1;
+  }
+}
+
+TEST(LrSchedulerState, EveryEpochSchedulerResumesExactly) {
+  expect_resumes_exactly(
+      resumable<S::StepLR>([](SGD& o) { return std::make_shared<S::StepLR>(o, 3, 0.5); }),
+      "StepLR");
+  expect_resumes_exactly(
+      resumable<S::MultiStepLR>([](SGD& o) {
+        return std::make_shared<S::MultiStepLR>(o, std::vector<std::int64_t>{9, 3, 9, 15}, 0.3);
+      }),
+      "MultiStepLR");
+  expect_resumes_exactly(resumable<S::ExponentialLR>(
+                             [](SGD& o) { return std::make_shared<S::ExponentialLR>(o, 0.9); }),
+                         "ExponentialLR");
+  expect_resumes_exactly(resumable<S::LinearLR>([](SGD& o) {
+                           return std::make_shared<S::LinearLR>(o, 0.25, 0.75, 10);
+                         }),
+                         "LinearLR");
+  // T_max 5: the split falls in the second period, past a bottom.
+  expect_resumes_exactly(resumable<S::CosineAnnealingLR>([](SGD& o) {
+                           return std::make_shared<S::CosineAnnealingLR>(o, 5, 0.001);
+                         }),
+                         "CosineAnnealingLR");
+}
+
+TEST(LrSchedulerState, OneCycleLRResumesExactly) {
+  expect_resumes_exactly(resumable<S::OneCycleLR>([](SGD& o) {
+                           S::OneCycleLROptions options({1.0});
+                           options.total_steps = 20;
+                           return std::make_shared<S::OneCycleLR>(o, options);
+                         }),
+                         "OneCycleLR cos");
+  expect_resumes_exactly(resumable<S::OneCycleLR>([](SGD& o) {
+                           S::OneCycleLROptions options({0.5, 2.0});
+                           options.total_steps = 21;
+                           options.pct_start = 0.4;
+                           options.anneal_strategy = "linear";
+                           options.three_phase = true;
+                           options.base_momentum = {0.8, 0.7};
+                           return std::make_shared<S::OneCycleLR>(o, options);
+                         }),
+                         "OneCycleLR linear three-phase");
+}
+
+TEST(LrSchedulerState, SequentialLRResumesWithItsChildren) {
+  for (std::int64_t milestone : {4, 7, 10}) {
+    expect_resumes_exactly(resumable<S::SequentialLR>([milestone](SGD& o) {
+                             auto warmup = std::make_shared<S::LinearLR>(o, 0.1, 1.0, milestone);
+                             auto decay = std::make_shared<S::CosineAnnealingLR>(o, 6);
+                             return std::make_shared<S::SequentialLR>(
+                                 o, std::vector<std::shared_ptr<S::LRScheduler>>{warmup, decay},
+                                 std::vector<std::int64_t>{milestone});
+                           }),
+                           "SequentialLR, milestone " + std::to_string(milestone));
+  }
+}
+
+TEST(LrSchedulerState, ReduceLROnPlateauResumesExactly) {
+  expect_resumes_exactly(plateau_resumable(), "ReduceLROnPlateau");
+}
+
+TEST(LrSchedulerState, HoldsPythonsAttributeNames) {
+  auto opt = two_group_sgd();
+  S::StepLR step(*opt, 3, 0.5);
+  step.step();
+  const S::SchedulerState state = step.state_dict();
+  EXPECT_EQ(state.at("type"), "StepLR");
+  EXPECT_EQ(state.at("last_epoch"), 1);
+  EXPECT_EQ(state.at("_step_count"), 2);
+  EXPECT_EQ(state.at("base_lrs"), (std::vector<double>{0.1, 0.025}));
+  EXPECT_EQ(state.at("_last_lr"), (std::vector<double>{0.1, 0.025}));
+  EXPECT_EQ(state.at("step_size"), 3);
+  EXPECT_EQ(state.at("gamma"), 0.5);
+
+  auto other = two_group_sgd();
+  auto warmup = std::make_shared<S::LinearLR>(*other, 0.5, 1.0, 2);
+  auto decay = std::make_shared<S::ExponentialLR>(*other, 0.9);
+  S::SequentialLR seq(*other, {warmup, decay}, {2});
+  const S::SchedulerState seq_state = seq.state_dict();
+  EXPECT_EQ(seq_state.at("_milestones"), (std::vector<std::int64_t>{2}));
+  ASSERT_EQ(seq_state.at("_schedulers").size(), 2u);
+  EXPECT_EQ(seq_state.at("_schedulers")[1].at("type"), "ExponentialLR");
+
+  // best starts at +inf, which JSON spells as Python's json module does.
+  S::ReduceLROnPlateau plateau(*opt);
+  EXPECT_EQ(plateau.state_dict().at("best"), "Infinity");
+  EXPECT_EQ(plateau.state_dict().at("mode"), "min");
+}
+
+TEST(LrSchedulerState, RefusesAnotherSchedulersStateAndChangesNothing) {
+  auto opt = two_group_sgd();
+  S::StepLR step(*opt, 3, 0.5);
+  step.step();
+  const std::string before = step.state_dict().dump();
+  auto other_opt = two_group_sgd();
+  S::ExponentialLR exponential(*other_opt, 0.9);
+  expect_error([&] { step.load_state_dict(exponential.state_dict()); },
+               "StepLR.load_state_dict: the state dict is of type ExponentialLR, expected StepLR");
+  S::ReduceLROnPlateau plateau(*opt);
+  expect_error([&] { plateau.load_state_dict(step.state_dict()); },
+               "ReduceLROnPlateau.load_state_dict: the state dict is of type StepLR");
+  expect_error([&] { step.load_state_dict(S::SchedulerState::array()); },
+               "StepLR.load_state_dict: expected a state dict (a JSON object), got []");
+
+  S::SchedulerState missing = S::StepLR(*two_group_sgd(), 5, 0.1).state_dict();
+  missing.erase("gamma");
+  expect_error([&] { step.load_state_dict(missing); },
+               "StepLR.load_state_dict: field 'gamma': missing");
+  S::SchedulerState ill_typed = S::StepLR(*two_group_sgd(), 5, 0.1).state_dict();
+  ill_typed["step_size"] = "five";
+  expect_error([&] { step.load_state_dict(ill_typed); },
+               "field 'step_size': expected an integer, got \"five\"");
+  EXPECT_EQ(step.state_dict().dump(), before);
+}
+
+TEST(LrSchedulerState, RefusesAnotherNumberOfParamGroups) {
+  SGD one_group({tensor(std::vector<double>{0.0}).requires_grad_()}, SGDOptions(0.1));
+  S::CosineAnnealingLR small(one_group, 10);
+  auto opt = two_group_sgd();
+  S::CosineAnnealingLR sched(*opt, 10);
+  expect_error([&] { sched.load_state_dict(small.state_dict()); },
+               "CosineAnnealingLR.load_state_dict: field 'base_lrs': has 1 values, one per param "
+               "group, but the optimizer has 2 param groups");
+  S::ReduceLROnPlateau small_plateau(one_group);
+  S::ReduceLROnPlateau plateau(*opt);
+  expect_error([&] { plateau.load_state_dict(small_plateau.state_dict()); },
+               "ReduceLROnPlateau.load_state_dict: field 'min_lrs': has 1 values");
+}
+
+TEST(LrSchedulerState, SequentialLRRollsBackItsChildrenWhenOneRefuses) {
+  auto opt = two_group_sgd();
+  auto warmup = std::make_shared<S::LinearLR>(*opt, 0.5, 1.0, 2);
+  auto decay = std::make_shared<S::ExponentialLR>(*opt, 0.9);
+  S::SequentialLR seq(*opt, {warmup, decay}, {2});
+  for (int i = 0; i < 3; ++i) seq.step();
+  const std::string before = seq.state_dict().dump();
+
+  S::SchedulerState changed = seq.state_dict();
+  changed["_schedulers"][0]["last_epoch"] = 100;  // valid
+  changed["_schedulers"][1]["type"] = "StepLR";   // refused after the first child loaded
+  expect_error([&] { seq.load_state_dict(changed); },
+               "SequentialLR.load_state_dict: field '_schedulers[1]': "
+               "ExponentialLR.load_state_dict: the state dict is of type StepLR");
+  EXPECT_EQ(seq.state_dict().dump(), before);
+  EXPECT_EQ(warmup->last_epoch(), 1);
+}
+
+TEST(LrSchedulerState, OneCycleLRRefusesAMomentumTheOptimizerLacks) {
+  optim::Adam adam({tensor(std::vector<double>{0.0}).requires_grad_()}, optim::AdamOptions(0.1));
+  S::OneCycleLROptions o({1.0});
+  o.total_steps = 10;
+  S::OneCycleLR with_beta1(adam, o);
+  SGD sgd({tensor(std::vector<double>{0.0}).requires_grad_()}, [] {
+    SGDOptions d(0.1);
+    d.momentum = 0.9;
+    return d;
+  }());
+  S::OneCycleLR with_momentum(sgd, o);
+  // SGD has no beta1.
+  expect_error([&] { with_momentum.load_state_dict(with_beta1.state_dict()); },
+               "OneCycleLR.load_state_dict: field 'use_beta1': the state cycles 'beta1', which "
+               "the optimizer lacks");
+  S::SchedulerState bad_phase = with_momentum.state_dict();
+  bad_phase["_schedule_phases"][1]["end_lr"] = "peak_lr";
+  expect_error([&] { with_momentum.load_state_dict(bad_phase); },
+               "OneCycleLR.load_state_dict: field '_schedule_phases[1].end_lr': expected "
+               "initial_lr, max_lr, min_lr, max_momentum or base_momentum, got \"peak_lr\"");
+}
+
 }  // namespace
 }  // namespace weft

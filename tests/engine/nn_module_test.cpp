@@ -179,6 +179,21 @@ TEST(NnModule, StateDictListsParamsThenBuffersPerModuleDetached) {
   EXPECT_EQ(w.storage(), net->fc->weight.storage());  // a view, not a copy
 }
 
+TEST(NnModule, NonPersistentBuffersStayOutOfTheStateDict) {
+  Module m;
+  m.register_buffer("kept", ones({2}));
+  Tensor& cache = m.register_buffer("cache", zeros({3}), /*persistent=*/false);
+  EXPECT_EQ(m.state_dict().keys(), std::vector<std::string>{"kept"});
+  EXPECT_EQ(m.named_buffers().size(), 2u);  // still a buffer: moves with to(), listed
+  m.to(Dtype::Float64);
+  EXPECT_EQ(cache.dtype(), Dtype::Float64);
+  nn::StateDict only_kept;
+  only_kept.insert("kept", full({2}, 5.0));
+  EXPECT_NO_THROW(m.load_state_dict(only_kept));  // strict: the cache is not expected
+  only_kept.insert("cache", ones({3}));
+  EXPECT_THROW(m.load_state_dict(only_kept), Error);  // ... nor accepted
+}
+
 TEST(NnModule, LoadStateDictReportsMissingUnexpectedAndSizeMismatch) {
   auto lin = std::make_shared<Linear>(2, 4);
   nn::StateDict sd;

@@ -138,9 +138,10 @@ Tensor& Module::register_parameter(const std::string& name, Tensor tensor, bool 
   return parameters_.back().second;
 }
 
-Tensor& Module::register_buffer(const std::string& name, Tensor tensor) {
+Tensor& Module::register_buffer(const std::string& name, Tensor tensor, bool persistent) {
   check_new_name("buffer", name);
   buffers_.emplace_back(name, std::move(tensor));
+  if (!persistent) non_persistent_buffers_.push_back(name);
   return buffers_.back().second;
 }
 
@@ -274,7 +275,10 @@ void Module::collect_state(const std::string& prefix, NamedList<Tensor>& out) co
     if (t.defined()) out.emplace_back(prefix + key, t);
   }
   for (const auto& [key, t] : buffers_) {
-    if (t.defined()) out.emplace_back(prefix + key, t);
+    const bool persistent = std::find(non_persistent_buffers_.begin(),
+                                      non_persistent_buffers_.end(),
+                                      key) == non_persistent_buffers_.end();
+    if (t.defined() && persistent) out.emplace_back(prefix + key, t);
   }
   for (const auto& [child_name, child] : children_) {
     child->collect_state(prefix + child_name + ".", out);

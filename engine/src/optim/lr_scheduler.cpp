@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "weft/error.h"
 
@@ -469,6 +471,384 @@ void ReduceLROnPlateau::step(double metric) {
   }
   last_lr_.clear();
   for (const ParamGroup& group : groups) last_lr_.push_back(group.options.at("lr"));
+}
+
+}  // namespace weft::optim
+
+// ----- State dicts -----
+
+namespace weft::optim {
+namespace {
+
+using Json = nlohmann::json;
+
+// Non-finite values are stored as Python's json module spells them, since JSON has no
+// numbers for them (nlohmann would write null): ReduceLROnPlateau's best starts at ±inf.
+Json number_value(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  return value;
+}
+
+Json number_list(const std::vector<double>& values) {
+  Json out = Json::array();
+  for (double v : values) out.push_back(number_value(v));
+  return out;
+}
+
+std::string shown(const Json& value) {
+  std::string text = value.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+[[noreturn]] void bad_field(const std::string& owner, const std::string& field,
+                            const std::string& problem) {
+  throw Error(owner + ".load_state_dict: field '" + field + "': " + problem);
+}
+
+const Json& member(const Json& object, const std::string& owner, const std::string& field) {
+  const auto it = object.find(field);
+  if (it == object.end()) bad_field(owner, field, "missing");
+  return *it;
+}
+
+double as_number(const Json& value, const std::string& owner, const std::string& field) {
+  if (value.is_number()) return value.get<double>();
+  if (value == "Infinity") return std::numeric_limits<double>::infinity();
+  if (value == "-Infinity") return -std::numeric_limits<double>::infinity();
+  if (value == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  bad_field(owner, field, "expected a number, got " + shown(value));
+}
+
+std::int64_t as_integer(const Json& value, const std::string& owner, const std::string& field) {
+  if (value.is_number_unsigned()) {
+    if (value.get<std::uint64_t>() <=
+        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      return static_cast<std::int64_t>(value.get<std::uint64_t>());
+    }
+  } else if (value.is_number_integer()) {
+    return value.get<std::int64_t>();
+  }
+  bad_field(owner, field, "expected an integer, got " + shown(value));
+}
+
+double number_field(const Json& state, const std::string& owner, const std::string& field) {
+  return as_number(member(state, owner, field), owner, field);
+}
+
+std::int64_t integer_field(const Json& state, const std::string& owner, const std::string& field) {
+  return as_integer(member(state, owner, field), owner, field);
+}
+
+std::int64_t positive_field(const Json& state, const std::string& owner, const std::string& field) {
+  const std::int64_t value = integer_field(state, owner, field);
+  if (value <= 0) bad_field(owner, field, "expected a positive integer, got " + shown(value));
+  return value;
+}
+
+bool bool_field(const Json& state, const std::string& owner, const std::string& field) {
+  const Json& value = member(state, owner, field);
+  if (!value.is_boolean()) bad_field(owner, field, "expected true or false, got " + shown(value));
+  return value.get<bool>();
+}
+
+std::string choice_field(const Json& state, const std::string& owner, const std::string& field,
+                         const std::vector<std::string>& choices) {
+  const Json& value = member(state, owner, field);
+  if (value.is_string()) {
+    for (const std::string& choice : choices) {
+      if (value.get<std::string>() == choice) return choice;
+    }
+  }
+  std::string expected;
+  for (const std::string& choice : choices) expected += (expected.empty() ? "" : " or ") + choice;
+  bad_field(owner, field, "expected " + expected + ", got " + shown(value));
+}
+
+const Json& array_field(const Json& state, const std::string& owner, const std::string& field) {
+  const Json& value = member(state, owner, field);
+  if (!value.is_array()) bad_field(owner, field, "expected a list, got " + shown(value));
+  return value;
+}
+
+std::vector<std::int64_t> integer_list(const Json& state, const std::string& owner,
+                                       const std::string& field) {
+  std::vector<std::int64_t> out;
+  for (const Json& item : array_field(state, owner, field)) {
+    out.push_back(as_integer(item, owner, field + "[" + std::to_string(out.size()) + "]"));
+  }
+  return out;
+}
+
+// A list with one value per param group of `optimizer`.
+std::vector<double> group_list(const Json& state, const std::string& owner,
+                               const std::string& field, const Optimizer& optimizer) {
+  std::vector<double> out;
+  const Json& values = array_field(state, owner, field);
+  const std::size_t groups = optimizer.param_groups().size();
+  if (values.size() != groups) {
+    bad_field(owner, field,
+              "has " + std::to_string(values.size()) +
+                  " values, one per param group, but the "
+                  "optimizer has " +
+                  std::to_string(groups) + " param groups");
+  }
+  for (const Json& item : values) {
+    out.push_back(as_number(item, owner, field + "[" + std::to_string(out.size()) + "]"));
+  }
+  return out;
+}
+
+// Checks that `state` is a state dict of a `owner` scheduler.
+void check_type(const Json& state, const std::string& owner) {
+  if (!state.is_object()) {
+    throw Error(owner + ".load_state_dict: expected a state dict (a JSON object), got " +
+                shown(state));
+  }
+  const Json& type = member(state, owner, "type");
+  if (type != owner) {
+    throw Error(owner + ".load_state_dict: the state dict is of type " +
+                (type.is_string() ? type.get<std::string>() : shown(type)) + ", expected " + owner);
+  }
+}
+
+// OneCycleLR's phases name group options; the names are kept as these literals.
+const char* option_name(const Json& phase, const std::string& owner, const std::string& where,
+                        const char* key) {
+  static const char* const kNames[] = {"initial_lr", "max_lr", "min_lr", "max_momentum",
+                                       "base_momentum"};
+  const std::string field = where + "." + key;
+  const auto it = phase.find(key);
+  if (it == phase.end()) bad_field(owner, field, "missing");
+  for (const char* name : kNames) {
+    if (*it == name) return name;
+  }
+  bad_field(
+      owner, field,
+      "expected initial_lr, max_lr, min_lr, max_momentum or base_momentum, got " + shown(*it));
+}
+
+}  // namespace
+
+SchedulerState LRScheduler::state_dict() const {
+  SchedulerState state = {{"type", type_name()},
+                          {"base_lrs", number_list(base_lrs_)},
+                          {"last_epoch", last_epoch_},
+                          {"_step_count", step_count_},
+                          {"_last_lr", number_list(last_lr_)}};
+  save_fields(state);
+  return state;
+}
+
+void LRScheduler::load_state_dict(const SchedulerState& state) {
+  const std::string owner = type_name();
+  check_type(state, owner);
+  const std::int64_t last_epoch = integer_field(state, owner, "last_epoch");
+  const std::int64_t step_count = integer_field(state, owner, "_step_count");
+  std::vector<double> base_lrs = group_list(state, owner, "base_lrs", optimizer_);
+  std::vector<double> last_lr = group_list(state, owner, "_last_lr", optimizer_);
+  load_fields(state);  // checks all its fields before setting any
+  last_epoch_ = last_epoch;
+  step_count_ = step_count;
+  base_lrs_ = std::move(base_lrs);
+  last_lr_ = std::move(last_lr);
+}
+
+void StepLR::save_fields(SchedulerState& state) const {
+  state["step_size"] = step_size_;
+  state["gamma"] = number_value(gamma_);
+}
+
+void StepLR::load_fields(const SchedulerState& state) {
+  const std::int64_t step_size = positive_field(state, type_name(), "step_size");
+  gamma_ = number_field(state, type_name(), "gamma");
+  step_size_ = step_size;
+}
+
+void MultiStepLR::save_fields(SchedulerState& state) const {
+  state["milestones"] = milestones_;
+  state["gamma"] = number_value(gamma_);
+}
+
+void MultiStepLR::load_fields(const SchedulerState& state) {
+  std::vector<std::int64_t> milestones = integer_list(state, type_name(), "milestones");
+  gamma_ = number_field(state, type_name(), "gamma");
+  std::sort(milestones.begin(), milestones.end());
+  milestones_ = std::move(milestones);
+}
+
+void ExponentialLR::save_fields(SchedulerState& state) const {
+  state["gamma"] = number_value(gamma_);
+}
+
+void ExponentialLR::load_fields(const SchedulerState& state) {
+  gamma_ = number_field(state, type_name(), "gamma");
+}
+
+void LinearLR::save_fields(SchedulerState& state) const {
+  state["start_factor"] = number_value(start_factor_);
+  state["end_factor"] = number_value(end_factor_);
+  state["total_iters"] = total_iters_;
+}
+
+void LinearLR::load_fields(const SchedulerState& state) {
+  const double start_factor = number_field(state, type_name(), "start_factor");
+  const double end_factor = number_field(state, type_name(), "end_factor");
+  const std::int64_t total_iters = integer_field(state, type_name(), "total_iters");
+  for (const auto& [field, factor] :
+       {std::pair("start_factor", start_factor), std::pair("end_factor", end_factor)}) {
+    if (!(factor >= 0.0 && factor <= 1.0)) {
+      bad_field(type_name(), field,
+                "expected a factor between 0 and 1, got " + format_option(factor));
+    }
+  }
+  start_factor_ = start_factor;
+  end_factor_ = end_factor;
+  total_iters_ = total_iters;
+}
+
+void CosineAnnealingLR::save_fields(SchedulerState& state) const {
+  state["T_max"] = T_max_;
+  state["eta_min"] = number_value(eta_min_);
+}
+
+void CosineAnnealingLR::load_fields(const SchedulerState& state) {
+  const std::int64_t T_max = positive_field(state, type_name(), "T_max");
+  eta_min_ = number_field(state, type_name(), "eta_min");
+  T_max_ = T_max;
+}
+
+void OneCycleLR::save_fields(SchedulerState& state) const {
+  state["total_steps"] = total_steps_;
+  Json phases = Json::array();
+  for (const Phase& p : phases_) {
+    phases.push_back({{"end_step", number_value(p.end_step)},
+                      {"start_lr", p.start_lr},
+                      {"end_lr", p.end_lr},
+                      {"start_momentum", p.start_momentum},
+                      {"end_momentum", p.end_momentum}});
+  }
+  state["_schedule_phases"] = std::move(phases);
+  // PyTorch ≥ 2.2's name; 1.13 kept the bound method itself.
+  state["_anneal_func_type"] = cosine_ ? "cos" : "linear";
+  state["cycle_momentum"] = cycle_momentum_;
+  state["use_beta1"] = std::string(momentum_key_) == "beta1";
+}
+
+void OneCycleLR::load_fields(const SchedulerState& state) {
+  const std::string owner = type_name();
+  const std::int64_t total_steps = positive_field(state, owner, "total_steps");
+  std::vector<Phase> phases;
+  const Json& saved = array_field(state, owner, "_schedule_phases");
+  if (saved.empty()) bad_field(owner, "_schedule_phases", "expected at least one phase, got []");
+  for (const Json& item : saved) {
+    const std::string field = "_schedule_phases[" + std::to_string(phases.size()) + "]";
+    if (!item.is_object()) bad_field(owner, field, "expected a JSON object, got " + shown(item));
+    const auto end_step = item.find("end_step");
+    if (end_step == item.end()) bad_field(owner, field + ".end_step", "missing");
+    phases.push_back(Phase{as_number(*end_step, owner, field + ".end_step"),
+                           option_name(item, owner, field, "start_lr"),
+                           option_name(item, owner, field, "end_lr"),
+                           option_name(item, owner, field, "start_momentum"),
+                           option_name(item, owner, field, "end_momentum")});
+  }
+  const bool cosine = choice_field(state, owner, "_anneal_func_type", {"cos", "linear"}) == "cos";
+  const bool cycle_momentum = bool_field(state, owner, "cycle_momentum");
+  const char* momentum_key = bool_field(state, owner, "use_beta1") ? "beta1" : "momentum";
+  if (cycle_momentum && optimizer().defaults().count(momentum_key) == 0) {
+    bad_field(owner, "use_beta1",
+              std::string("the state cycles '") + momentum_key + "', which the optimizer lacks");
+  }
+  total_steps_ = total_steps;
+  phases_ = std::move(phases);
+  cosine_ = cosine;
+  cycle_momentum_ = cycle_momentum;
+  momentum_key_ = momentum_key;
+}
+
+void SequentialLR::save_fields(SchedulerState& state) const {
+  state["_milestones"] = milestones_;
+  Json children = Json::array();
+  for (const auto& scheduler : schedulers_) children.push_back(scheduler->state_dict());
+  state["_schedulers"] = std::move(children);
+}
+
+void SequentialLR::load_fields(const SchedulerState& state) {
+  const std::string owner = type_name();
+  std::vector<std::int64_t> milestones = integer_list(state, owner, "_milestones");
+  if (milestones.size() + 1 != schedulers_.size()) {
+    bad_field(owner, "_milestones",
+              "expected " + std::to_string(schedulers_.size() - 1) + " milestones, got " +
+                  std::to_string(milestones.size()));
+  }
+  const Json& children = array_field(state, owner, "_schedulers");
+  if (children.size() != schedulers_.size()) {
+    bad_field(owner, "_schedulers",
+              "expected the states of " + std::to_string(schedulers_.size()) + " schedulers, got " +
+                  std::to_string(children.size()));
+  }
+  // Each child checks its own state; a later child failing rolls the earlier ones back.
+  std::vector<SchedulerState> backups;
+  for (const auto& scheduler : schedulers_) backups.push_back(scheduler->state_dict());
+  for (std::size_t i = 0; i < schedulers_.size(); ++i) {
+    try {
+      schedulers_[i]->load_state_dict(children[i]);
+    } catch (const Error& e) {
+      for (std::size_t j = 0; j < i; ++j) schedulers_[j]->load_state_dict(backups[j]);
+      bad_field(owner, "_schedulers[" + std::to_string(i) + "]", e.what());
+    }
+  }
+  milestones_ = std::move(milestones);
+}
+
+SchedulerState ReduceLROnPlateau::state_dict() const {
+  const double inf = std::numeric_limits<double>::infinity();
+  return {{"type", "ReduceLROnPlateau"},
+          {"factor", number_value(options_.factor)},
+          {"min_lrs", number_list(min_lrs_)},
+          {"patience", options_.patience},
+          {"cooldown", options_.cooldown},
+          {"cooldown_counter", cooldown_counter_},
+          {"mode", options_.mode},
+          {"threshold", number_value(options_.threshold)},
+          {"threshold_mode", options_.threshold_mode},
+          {"best", number_value(best_)},
+          {"num_bad_epochs", num_bad_epochs_},
+          {"mode_worse", number_value(options_.mode == "min" ? inf : -inf)},
+          {"eps", number_value(options_.eps)},
+          {"last_epoch", last_epoch_},
+          {"_last_lr", number_list(last_lr_)}};
+}
+
+void ReduceLROnPlateau::load_state_dict(const SchedulerState& state) {
+  const std::string owner = "ReduceLROnPlateau";
+  check_type(state, owner);
+  ReduceLROnPlateauOptions options;
+  options.factor = number_field(state, owner, "factor");
+  if (!(options.factor < 1.0)) {
+    bad_field(owner, "factor", "expected a factor < 1.0, got " + format_option(options.factor));
+  }
+  options.min_lr = group_list(state, owner, "min_lrs", optimizer_);
+  options.patience = integer_field(state, owner, "patience");
+  options.cooldown = integer_field(state, owner, "cooldown");
+  options.mode = choice_field(state, owner, "mode", {"min", "max"});
+  options.threshold = number_field(state, owner, "threshold");
+  options.threshold_mode = choice_field(state, owner, "threshold_mode", {"rel", "abs"});
+  options.eps = number_field(state, owner, "eps");
+  const std::int64_t cooldown_counter = integer_field(state, owner, "cooldown_counter");
+  const double best = number_field(state, owner, "best");
+  const std::int64_t num_bad_epochs = integer_field(state, owner, "num_bad_epochs");
+  const std::int64_t last_epoch = integer_field(state, owner, "last_epoch");
+  std::vector<double> last_lr = group_list(state, owner, "_last_lr", optimizer_);
+  // mode_worse follows from mode.
+  min_lrs_ = options.min_lr;
+  options_ = std::move(options);
+  cooldown_counter_ = cooldown_counter;
+  best_ = best;
+  num_bad_epochs_ = num_bad_epochs;
+  last_epoch_ = last_epoch;
+  last_lr_ = std::move(last_lr);
 }
 
 }  // namespace weft::optim

@@ -66,7 +66,9 @@ class Module : public std::enable_shared_from_this<Module> {
   // Stores `tensor` (a leaf; undefined means "no parameter", like Python's None) and sets its
   // requires_grad. The reference stays valid for the module's lifetime.
   Tensor& register_parameter(const std::string& name, Tensor tensor, bool requires_grad = true);
-  Tensor& register_buffer(const std::string& name, Tensor tensor);
+  // A non-persistent buffer moves with the module (to(), buffers()) but is left out of
+  // state_dict() and load_state_dict(), as PyTorch's persistent=False.
+  Tensor& register_buffer(const std::string& name, Tensor tensor, bool persistent = true);
   template <typename M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     static_assert(std::is_base_of_v<Module, M>, "register_module expects an nn::Module");
@@ -118,6 +120,7 @@ class Module : public std::enable_shared_from_this<Module> {
   // deque: references returned by register_* survive later registrations.
   std::deque<std::pair<std::string, Tensor>> parameters_;
   std::deque<std::pair<std::string, Tensor>> buffers_;
+  std::vector<std::string> non_persistent_buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
 };

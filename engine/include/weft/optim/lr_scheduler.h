@@ -2,9 +2,15 @@
 // Learning-rate schedulers, shaped like torch.optim.lr_scheduler (PyTorch 1.13): each one
 // rewrites the "lr" of every param group of an optimizer when step() is called. Construction
 // performs the first step (epoch 0) and records "initial_lr" in each group, as in Python.
+//
+// Resuming (PyTorch's recipe): build the model, optimizer and scheduler afresh, load the
+// optimizer's state_dict, then the scheduler's; stepping on gives the lrs of the uninterrupted
+// run. The optimizer's groups carry "initial_lr" (and OneCycleLR's "max_lr", …), the
+// scheduler's state its own attributes.
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,11 +20,29 @@
 
 namespace weft::optim {
 
+// A scheduler's state_dict(): a JSON object of its attributes under their Python names
+// ("last_epoch", "_step_count", "base_lrs", "_last_lr", "gamma", …), as Python's holds every
+// attribute but the optimizer, plus "type" ("StepLR", …) so that a state is only loaded into
+// a scheduler of the same kind. SequentialLR's "_schedulers" lists its children's states.
+using SchedulerState = nlohmann::json;
+
+// What saving and resuming need of any scheduler, LRScheduler or ReduceLROnPlateau.
+class CheckpointableScheduler {
+ public:
+  virtual ~CheckpointableScheduler() = default;
+  virtual SchedulerState state_dict() const = 0;
+  // Restores every attribute (hyperparameters included, like Python's __dict__.update). Throws
+  // weft::Error for a state of another scheduler type, for another number of param groups, or
+  // with a missing or ill-typed field, and then leaves the scheduler unchanged.
+  virtual void load_state_dict(const SchedulerState& state) = 0;
+  virtual Optimizer& optimizer() const = 0;
+};
+
 // The base of the epoch-driven schedulers (Python's _LRScheduler). step() uses the
 // chainable form get_lr(), which reads the groups' current lrs.
-class LRScheduler {
+class LRScheduler : public CheckpointableScheduler {
  public:
-  virtual ~LRScheduler() = default;
+  ~LRScheduler() override = default;
   LRScheduler(const LRScheduler&) = delete;
   LRScheduler& operator=(const LRScheduler&) = delete;
 
@@ -32,7 +56,12 @@ class LRScheduler {
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   const std::vector<double>& base_lrs() const { return base_lrs_; }
   std::int64_t last_epoch() const { return last_epoch_; }
-  Optimizer& optimizer() const { return optimizer_; }
+  Optimizer& optimizer() const override { return optimizer_; }
+
+  SchedulerState state_dict() const override;
+  void load_state_dict(const SchedulerState& state) override;
+  // The class name ("StepLR"), stored as the state's "type".
+  virtual const char* type_name() const = 0;
 
  protected:
   // Sets each group's "initial_lr" (when not set) and base_lrs from it; does not step:
@@ -47,6 +76,10 @@ class LRScheduler {
   // The current lr of every group.
   std::vector<double> group_lrs() const;
   void set_lrs(const std::vector<double>& lrs);
+  // Adds the derived class's attributes to `state`.
+  virtual void save_fields(SchedulerState& state) const = 0;
+  // Reads and checks every derived attribute, then sets them; throws before changing any.
+  virtual void load_fields(const SchedulerState& state) = 0;
 
   std::int64_t last_epoch_ = -1;
   std::int64_t step_count_ = 0;
@@ -63,7 +96,11 @@ class StepLR : public LRScheduler {
  public:
   StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma = 0.1);
 
+  const char* type_name() const override { return "StepLR"; }
+
  protected:
+  void save_fields(SchedulerState& state) const override;
+  void load_fields(const SchedulerState& state) override;
   std::vector<double> get_lr() override;
   std::optional<std::vector<double>> closed_form_lr() const override;
 
@@ -77,7 +114,11 @@ class MultiStepLR : public LRScheduler {
  public:
   MultiStepLR(Optimizer& optimizer, std::vector<std::int64_t> milestones, double gamma = 0.1);
 
+  const char* type_name() const override { return "MultiStepLR"; }
+
  protected:
+  void save_fields(SchedulerState& state) const override;
+  void load_fields(const SchedulerState& state) override;
   std::vector<double> get_lr() override;
   std::optional<std::vector<double>> closed_form_lr() const override;
 
@@ -91,7 +132,11 @@ class ExponentialLR : public LRScheduler {
  public:
   ExponentialLR(Optimizer& optimizer, double gamma);
 
+  const char* type_name() const override { return "ExponentialLR"; }
+
  protected:
+  void save_fields(SchedulerState& state) const override;
+  void load_fields(const SchedulerState& state) override;
   std::vector<double> get_lr() override;
   std::optional<std::vector<double>> closed_form_lr() const override;
 
@@ -105,7 +150,11 @@ class LinearLR : public LRScheduler {
   LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0,
            std::int64_t total_iters = 5);
 
+  const char* type_name() const override { return "LinearLR"; }
+
  protected:
+  void save_fields(SchedulerState& state) const override;
+  void load_fields(const SchedulerState& state) override;
   std::vector<double> get_lr() override;
   std::optional<std::vector<double>> closed_form_lr() const override;
 
@@ -121,7 +170,11 @@ class CosineAnnealingLR : public LRScheduler {
  public:
   CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min = 0.0);
 
+  const char* type_name() const override { return "CosineAnnealingLR"; }
+
  protected:
+  void save_fields(SchedulerState& state) const override;
+  void load_fields(const SchedulerState& state) override;
   std::vector<double> get_lr() override;
   std::optional<std::vector<double>> closed_form_lr() const override;
 
@@ -156,8 +209,11 @@ class OneCycleLR : public LRScheduler {
  public:
   OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& options);
   std::int64_t total_steps() const { return total_steps_; }
+  const char* type_name() const override { return "OneCycleLR"; }
 
  protected:
+  void save_fields(SchedulerState& state) const override;
+  void load_fields(const SchedulerState& state) override;
   std::vector<double> get_lr() override;
 
  private:
@@ -184,8 +240,11 @@ class SequentialLR : public LRScheduler {
   SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRScheduler>> schedulers,
                std::vector<std::int64_t> milestones);
   void step() override;
+  const char* type_name() const override { return "SequentialLR"; }
 
  protected:
+  void save_fields(SchedulerState& state) const override;
+  void load_fields(const SchedulerState& state) override;
   std::vector<double> get_lr() override { return group_lrs(); }
 
  private:
@@ -206,10 +265,17 @@ struct ReduceLROnPlateauOptions {
 
 // Multiplies the lr by factor once a metric has stopped improving for patience epochs.
 // Not an LRScheduler (as in PyTorch 1.13): step takes the metric.
-class ReduceLROnPlateau {
+class ReduceLROnPlateau : public CheckpointableScheduler {
  public:
   explicit ReduceLROnPlateau(Optimizer& optimizer, ReduceLROnPlateauOptions options = {});
+  ReduceLROnPlateau(const ReduceLROnPlateau&) = delete;
+  ReduceLROnPlateau& operator=(const ReduceLROnPlateau&) = delete;
   void step(double metric);
+  Optimizer& optimizer() const override { return optimizer_; }
+  // type "ReduceLROnPlateau": factor, min_lrs, patience, cooldown, cooldown_counter, mode,
+  // threshold, threshold_mode, best, num_bad_epochs, mode_worse, eps, last_epoch, _last_lr.
+  SchedulerState state_dict() const override;
+  void load_state_dict(const SchedulerState& state) override;
   // The lr of each group after the last step (the current lrs before any step).
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   std::int64_t last_epoch() const { return last_epoch_; }
