@@ -315,6 +315,12 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       const TensorType& declared = graph.type(node.outputs[k]);
       const Dtype expected_dtype = value_dtype(declared.dtype, options.floating_dtype);
+      // An op that turns integers into the default float (sqrt of an int64) makes float32
+      // even in a float64 run: the shadow keeps every floating value in its own dtype.
+      if (options.floating_dtype && is_floating(declared.dtype) &&
+          outputs[k].is_floating_point() && outputs[k].dtype() != expected_dtype) {
+        outputs[k] = outputs[k].to(expected_dtype);
+      }
       if (outputs[k].sizes() != declared.shape || outputs[k].dtype() != expected_dtype) {
         throw Error(node_label(graph, n) + ": output " + std::to_string(k) + " is " +
                     dtype_name(outputs[k].dtype()) + shape_str(outputs[k].sizes()) +
