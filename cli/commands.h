@@ -10,6 +10,7 @@ namespace weft::cli {
 void add_all_commands(CLI::App& app);
 
 void add_ops_command(CLI::App& app);  // ops.cpp
+void add_gen_command(CLI::App& app);  // gen.cpp
 
 // The text of `weft --version`: weft, LibTorch, Z3 and CUDA availability.
 std::string version_text();

@@ -1,0 +1,69 @@
+// Test-case directories: the graph and its leaf values, checked against each other both when
+// writing and when reading.
+#include "weft/corpus/test_case.h"
+
+#include <cstring>
+
+#include "weft/error.h"
+#include "weft/io/safetensors.h"
+#include "weft/ir/graph_json.h"
+
+namespace weft::corpus {
+
+namespace {
+
+// The problem with `value` as the leaf `leaf`, or "" when it fits.
+std::string mismatch(const ir::Value& leaf, const Tensor* value) {
+  if (value == nullptr || !value->defined()) return "missing";
+  if (value->sizes() != leaf.type.shape || value->dtype() != leaf.type.dtype) {
+    return "is " + std::string(dtype_name(value->dtype())) + shape_str(value->sizes()) +
+           ", but the graph declares " + ir::to_string(leaf.type);
+  }
+  return "";
+}
+
+template <typename F>
+void for_each_leaf(const ir::Graph& graph, F f) {
+  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+    for (ir::ValueId id : graph.leaves(kind)) f(graph.value(id));
+  }
+}
+
+}  // namespace
+
+void save_case(const std::filesystem::path& dir, const TestCase& test_case) {
+  io::SafetensorsFile file;
+  for_each_leaf(test_case.graph, [&](const ir::Value& leaf) {
+    const auto found = test_case.values.find(leaf.name);
+    const Tensor* value = found == test_case.values.end() ? nullptr : &found->second;
+    const std::string problem = mismatch(leaf, value);
+    if (!problem.empty()) throw Error("save_case: value of '" + leaf.name + "' " + problem);
+    const Tensor data = value->detach().contiguous();
+    io::TensorBytes bytes{data.dtype(), data.sizes(), std::string()};
+    bytes.data.resize(static_cast<std::size_t>(data.numel()) * itemsize(data.dtype()));
+    if (!bytes.data.empty()) std::memcpy(bytes.data.data(), data.raw_data(), bytes.data.size());
+    file.tensors.emplace_back(leaf.name, std::move(bytes));
+  });
+  std::filesystem::create_directories(dir);
+  io::write_safetensors(dir / kValuesFile, file);
+  ir::save_graph(test_case.graph, dir / kGraphFile);
+}
+
+TestCase load_case(const std::filesystem::path& dir) {
+  TestCase test_case;
+  test_case.graph = ir::load_graph(dir / kGraphFile);
+  const std::filesystem::path values_path = dir / kValuesFile;
+  const io::SafetensorsFile file = io::read_safetensors(values_path);
+  for (const auto& [name, bytes] : file.tensors) {
+    test_case.values.emplace(name, from_blob(bytes.data.data(), bytes.shape, bytes.dtype));
+  }
+  for_each_leaf(test_case.graph, [&](const ir::Value& leaf) {
+    const auto found = test_case.values.find(leaf.name);
+    const std::string problem =
+        mismatch(leaf, found == test_case.values.end() ? nullptr : &found->second);
+    if (!problem.empty()) throw FormatError(values_path.string(), leaf.name, problem);
+  });
+  return test_case;
+}
+
+}  // namespace weft::corpus

@@ -1,0 +1,100 @@
+#pragma once
+// Random models that are valid by construction. Each step inserts one op: forward (the op
+// consumes values of the graph, fresh leaves fill its other inputs) or backward (the op
+// produces a value that a fresh input stood for, and its own inputs become fresh leaves). The
+// op's attributes and shapes come from its spec (weft/gen/spec.h): random draws checked by the
+// integer reading of the rule, Z3 on the same rule when the draws keep failing.
+//
+// The same options (seed included) give the same graph, byte for byte once saved.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "weft/dtype.h"
+#include "weft/gen/value_search.h"
+#include "weft/ir/graph.h"
+#include "weft/ir/op_kind.h"
+
+namespace weft::gen {
+
+struct GeneratorOptions {
+  std::uint64_t seed = 0;
+  int nodes = 10;
+  // The ops to draw from (empty: every op with a spec), minus `exclude`.
+  std::vector<ir::OpKind> ops;
+  std::vector<ir::OpKind> exclude;
+  // Dtypes of fresh data leaves, drawn uniformly among those an op accepts.
+  std::vector<Dtype> dtypes{Dtype::Float32};
+  int max_rank = 5;
+  std::int64_t max_dim = 64;
+  std::int64_t max_elements = 65536;
+  // Probability that an insertion is backward (replaces a placeholder input).
+  double backward_rate = 0.3;
+  // Rate of edge cases: size-0 dims, rank-0 tensors, int/bool values, graphs without inputs,
+  // attributes far from the usual. 0 turns them off.
+  double edge_rate = 0.05;
+  // Random draws per insertion attempt before Z3 is asked, and Z3's budget per check.
+  int samples_per_attempt = 8;
+  unsigned z3_timeout_ms = 100;
+  // Insertion attempts per requested node before generation gives up (it then returns the
+  // graph it has, with fewer nodes).
+  int attempts_per_node = 20;
+};
+
+struct GenerationStats {
+  std::int64_t attempts = 0;
+  std::int64_t forward_insertions = 0;
+  std::int64_t backward_insertions = 0;
+  std::int64_t rule_samples = 0;
+  std::int64_t z3_calls = 0;
+  std::int64_t z3_sat = 0;
+  std::int64_t z3_unsat = 0;
+  std::int64_t z3_timeouts = 0;
+  double seconds = 0;
+};
+
+struct Generated {
+  ir::Graph graph;
+  GenerationStats stats;
+};
+
+// Holds one Z3 context and solver for all the models it generates (reset per model, so each
+// model depends only on its options).
+class Generator {
+ public:
+  Generator();
+  ~Generator();
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+
+  // Throws weft::Error for options no model can satisfy (no usable op, bad bounds).
+  Generated generate(const GeneratorOptions& options);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// A model with its values: generated, then given values by the value search. When no finite
+// values exist (the graph computes log of a value that is never positive, say), the model is
+// generated again from a seed derived from the first, up to `max_regenerations` times; the
+// last attempt is returned, marked not finite, when every one fails.
+struct CaseOptions {
+  GeneratorOptions generator;
+  ValueSearchOptions search;  // its seed is replaced by the model's
+  int max_regenerations = 4;
+};
+
+struct GeneratedCase {
+  ir::Graph graph;
+  ValueSearchResult values;
+  GenerationStats stats;  // of the returned model
+  int regenerations = 0;
+  double generation_seconds = 0;  // all attempts
+  double search_seconds = 0;
+};
+
+GeneratedCase generate_case(Generator& generator, const CaseOptions& options);
+
+}  // namespace weft::gen

@@ -1,0 +1,369 @@
+// Forward and backward insertion over the op specs. The graph grows in ir::Graph form directly;
+// a backward insertion puts its node first (its inputs are fresh leaves, so order holds).
+#include "weft/gen/generator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <set>
+#include <string>
+
+#include "spec/solve.h"
+#include "weft/error.h"
+#include "weft/gen/spec.h"
+#include "weft/ir/validate.h"
+
+namespace weft::gen {
+
+namespace {
+
+unsigned dtype_class(Dtype d) {
+  if (is_floating(d)) return kFloat;
+  if (d == Dtype::Bool) return kBool;
+  return kInt;
+}
+
+ir::TensorType type_of(Dtype dtype, const std::vector<std::int64_t>& shape) {
+  return ir::TensorType{dtype, ir::Shape(shape.begin(), shape.end())};
+}
+
+// A value of the graph that later ops may consume.
+struct Candidate {
+  ir::ValueId id;
+  Dtype dtype;
+  std::vector<std::int64_t> shape;
+};
+
+}  // namespace
+
+struct Generator::State {
+  RuleSolver solver{100};
+};
+
+Generator::Generator() : state_(std::make_unique<State>()) {}
+Generator::~Generator() = default;
+
+namespace {
+
+class Build {
+ public:
+  Build(const GeneratorOptions& options, RuleSolver& solver)
+      : options_(options), solver_(solver), rng_(options.seed) {
+    bounds_.max_rank = options.max_rank;
+    bounds_.max_dim = options.max_dim;
+    bounds_.max_elements = options.max_elements;
+    for (ir::OpKind op : options.ops.empty()
+                             ? std::vector<ir::OpKind>(ir::kAllOps.begin(), ir::kAllOps.end())
+                             : options.ops) {
+      if (!has_spec(op)) {
+        if (!options.ops.empty()) {
+          throw Error("generate: op '" + std::string(ir::op_name(op)) + "' has no spec yet");
+        }
+        continue;
+      }
+      if (std::find(options.exclude.begin(), options.exclude.end(), op) != options.exclude.end()) {
+        continue;
+      }
+      ops_.push_back(op);
+    }
+    if (ops_.empty()) throw Error("generate: no op left to draw from (check --ops / --exclude)");
+    if (options.dtypes.empty()) throw Error("generate: no dtype to draw leaves from");
+    if (options.nodes < 0) throw Error("generate: the node count must be non-negative");
+  }
+
+  Generated run() {
+    const auto start = std::chrono::steady_clock::now();
+    const std::int64_t budget =
+        static_cast<std::int64_t>(std::max(1, options_.attempts_per_node)) * options_.nodes;
+    while (static_cast<int>(graph_.nodes().size()) < options_.nodes && stats_.attempts < budget) {
+      ++stats_.attempts;
+      const bool backward = !placeholders_.empty() && chance(options_.backward_rate);
+      if (backward ? insert_backward() : insert_forward()) {
+        ++(backward ? stats_.backward_insertions : stats_.forward_insertions);
+      }
+    }
+    finish();
+    const SolveStats& s = solver_.stats();
+    stats_.rule_samples = s.samples;
+    stats_.z3_calls = s.z3_calls;
+    stats_.z3_sat = s.z3_sat;
+    stats_.z3_unsat = s.z3_unsat;
+    stats_.z3_timeouts = s.z3_unknown;
+    stats_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return Generated{std::move(graph_), stats_};
+  }
+
+ private:
+  bool chance(double p) { return std::bernoulli_distribution(std::clamp(p, 0.0, 1.0))(rng_); }
+  template <typename T>
+  const T& pick(const std::vector<T>& items) {
+    return items[std::uniform_int_distribution<std::size_t>(0, items.size() - 1)(rng_)];
+  }
+  int draw_rank(const InputDecl& d) {
+    const int hi = std::min(d.max_rank, options_.max_rank);
+    const int lo = std::min(d.min_rank, hi);
+    // Ranks 1..4 mostly; rank 0 (and 5) at the edge rate.
+    int r = std::uniform_int_distribution<int>(std::max(lo, 1), std::max(std::min(hi, 4), 1))(rng_);
+    if (chance(options_.edge_rate)) r = std::uniform_int_distribution<int>(lo, hi)(rng_);
+    return std::clamp(r, lo, hi);
+  }
+  Dtype draw_dtype(unsigned allowed) {
+    std::vector<Dtype> options;
+    for (Dtype d : options_.dtypes) {
+      if (allowed & dtype_class(d)) options.push_back(d);
+    }
+    if (chance(options_.edge_rate)) {
+      for (Dtype d : {Dtype::Float64, Dtype::Int64, Dtype::Int32, Dtype::Bool}) {
+        if (allowed & dtype_class(d)) options.push_back(d);
+      }
+    }
+    if (options.empty()) {
+      for (Dtype d : {Dtype::Float32, Dtype::Int64, Dtype::Bool}) {
+        if (allowed & dtype_class(d)) return d;
+      }
+    }
+    return pick(options);
+  }
+  Bounds attempt_bounds() {
+    Bounds b = bounds_;
+    b.allow_zero_dims = chance(options_.edge_rate);
+    return b;
+  }
+
+  // The inputs of one node: bindings for the rule, and what each one is.
+  struct Plan {
+    std::vector<const InputDecl*> decls;
+    std::vector<InputBinding> bindings;
+    std::vector<const Candidate*> bound;  // null: a fresh leaf
+    Dtype data_dtype = Dtype::Float32;
+  };
+
+  Plan plan(const OpSpec& spec, bool allow_bound) {
+    Plan p;
+    const int copies =
+        spec.variadic ? std::uniform_int_distribution<int>(1, spec.max_variadic)(rng_) : 1;
+    for (const InputDecl& d : spec.inputs) {
+      for (int c = 0; c < copies; ++c) {
+        p.decls.push_back(&d);
+        if (!spec.variadic) break;
+      }
+    }
+    // The data dtype: that of a consumed value when there is one, else a fresh draw.
+    std::vector<const Candidate*> usable;
+    if (allow_bound) {
+      for (const Candidate& c : values_) {
+        if (spec.dtypes & dtype_class(c.dtype)) usable.push_back(&c);
+      }
+    }
+    const Candidate* first = usable.empty() ? nullptr : pick(usable);
+    p.data_dtype = first != nullptr ? first->dtype : draw_dtype(spec.dtypes);
+    bool used_first = false;
+    for (const InputDecl* d : p.decls) {
+      InputBinding b;
+      b.present = !d->optional || chance(0.5);
+      const Candidate* chosen = nullptr;
+      if (b.present && (d->role == InputRole::Data || d->role == InputRole::Mask)) {
+        const Dtype want = d->role == InputRole::Mask ? Dtype::Bool : p.data_dtype;
+        std::vector<const Candidate*> fits;
+        for (const Candidate& c : values_) {
+          const int r = static_cast<int>(c.shape.size());
+          if (allow_bound && c.dtype == want && r >= d->min_rank && r <= d->max_rank) {
+            fits.push_back(&c);
+          }
+        }
+        if (!used_first && first != nullptr && d->role == InputRole::Data && first->dtype == want &&
+            static_cast<int>(first->shape.size()) >= d->min_rank &&
+            static_cast<int>(first->shape.size()) <= d->max_rank) {
+          chosen = first;
+          used_first = true;
+        } else if (!fits.empty() && chance(0.4)) {
+          chosen = pick(fits);
+        }
+      }
+      if (chosen != nullptr) {
+        b.rank = static_cast<int>(chosen->shape.size());
+        b.shape = chosen->shape;
+      } else {
+        b.rank = draw_rank(*d);
+      }
+      p.bindings.push_back(b);
+      p.bound.push_back(chosen);
+    }
+    return p;
+  }
+
+  // Creates the node's fresh leaves; returns every input's value id (absent optional inputs
+  // are skipped, as graphs leave them out) and dtype.
+  void materialize(const Plan& p, const RuleResult& r, std::vector<ir::ValueId>& ids,
+                   std::vector<Dtype>& dtypes, bool placeholders_allowed) {
+    for (std::size_t i = 0; i < p.decls.size(); ++i) {
+      if (!p.bindings[i].present) continue;
+      if (p.bound[i] != nullptr) {
+        ids.push_back(p.bound[i]->id);
+        dtypes.push_back(p.bound[i]->dtype);
+        continue;
+      }
+      const InputDecl& d = *p.decls[i];
+      const auto& shape = r.input_shapes.at(i);
+      ir::ValueId id;
+      Dtype dt = p.data_dtype;
+      switch (d.role) {
+        case InputRole::Weight:
+          dt = is_floating(p.data_dtype) ? p.data_dtype : Dtype::Float32;
+          id = graph_.add_parameter("w" + std::to_string(next_leaf_++), type_of(dt, shape));
+          break;
+        case InputRole::Index:
+          dt = Dtype::Int64;
+          id = graph_.add_input("i" + std::to_string(next_leaf_++), type_of(dt, shape));
+          break;
+        case InputRole::Mask:
+          dt = Dtype::Bool;
+          id = graph_.add_input("m" + std::to_string(next_leaf_++), type_of(dt, shape));
+          break;
+        case InputRole::Data:
+          if (chance(0.7)) {
+            id = graph_.add_input("x" + std::to_string(next_leaf_++), type_of(dt, shape));
+            if (placeholders_allowed) placeholders_.push_back(Candidate{id, dt, shape});
+          } else {
+            id = graph_.add_parameter("w" + std::to_string(next_leaf_++), type_of(dt, shape));
+          }
+          break;
+      }
+      ids.push_back(id);
+      dtypes.push_back(dt);
+    }
+  }
+
+  bool insert_forward() {
+    const OpSpec& spec = gen::spec(pick(ops_));
+    const Plan p = plan(spec, /*allow_bound=*/true);
+    const auto result = solver_.run(spec, p.bindings, rng_, attempt_bounds(),
+                                    options_.samples_per_attempt, /*use_z3=*/true);
+    if (!result) return false;
+    std::vector<ir::ValueId> ids;
+    std::vector<Dtype> dtypes;
+    materialize(p, *result, ids, dtypes, /*placeholders_allowed=*/true);
+    const std::vector<Dtype> out_dtypes = spec.output_dtypes(dtypes, result->attrs);
+    std::vector<ir::TensorType> types;
+    for (std::size_t i = 0; i < result->output_shapes.size(); ++i) {
+      types.push_back(
+          type_of(out_dtypes.at(std::min(i, out_dtypes.size() - 1)), result->output_shapes[i]));
+    }
+    const auto outs = graph_.add_node(spec.op, ids, result->attrs, types);
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      values_.push_back(Candidate{outs[i], types[i].dtype, result->output_shapes[i]});
+    }
+    return true;
+  }
+
+  // Replaces a placeholder input by an op producing it; the op's inputs are fresh leaves.
+  bool insert_backward() {
+    const std::size_t which =
+        std::uniform_int_distribution<std::size_t>(0, placeholders_.size() - 1)(rng_);
+    const Candidate target = placeholders_[which];
+    const OpSpec& spec = gen::spec(pick(ops_));
+    Plan p = plan(spec, /*allow_bound=*/false);
+    if (!(spec.dtypes & dtype_class(target.dtype))) return false;
+    p.data_dtype = target.dtype;
+    const auto result = solver_.run(spec, p.bindings, rng_, attempt_bounds(),
+                                    options_.samples_per_attempt, /*use_z3=*/true, {target.shape});
+    if (!result || result->output_shapes.size() != 1) return false;
+    // The op must give the placeholder's dtype from inputs of that dtype.
+    std::vector<Dtype> probe;
+    for (std::size_t i = 0; i < p.decls.size(); ++i) {
+      if (!p.bindings[i].present) continue;
+      const InputRole role = p.decls[i]->role;
+      probe.push_back(role == InputRole::Index                                  ? Dtype::Int64
+                      : role == InputRole::Mask                                 ? Dtype::Bool
+                      : role == InputRole::Weight && !is_floating(target.dtype) ? Dtype::Float32
+                                                                                : target.dtype);
+    }
+    if (spec.output_dtypes(probe, result->attrs).front() != target.dtype) return false;
+    std::vector<ir::ValueId> ids;
+    std::vector<Dtype> dtypes;
+    materialize(p, *result, ids, dtypes, /*placeholders_allowed=*/true);
+    // The placeholder stops being an input and becomes the new node's output.
+    auto& inputs = graph_.mutable_leaves(ir::LeafKind::Input);
+    inputs.erase(std::find(inputs.begin(), inputs.end(), target.id));
+    graph_.mutable_values()[static_cast<std::size_t>(target.id)].name.clear();
+    ir::Attributes attrs = result->attrs;
+    attrs.set_owner(std::string(ir::op_name(spec.op)));
+    auto& nodes = graph_.mutable_nodes();
+    nodes.insert(nodes.begin(), ir::Node{spec.op, ids, {target.id}, attrs, ""});
+    placeholders_.erase(placeholders_.begin() + static_cast<std::ptrdiff_t>(which));
+    return true;
+  }
+
+  void finish() {
+    // Outputs: every value no node consumes (so every node reaches an output), plus now and
+    // then a consumed one.
+    std::set<ir::ValueId> consumed;
+    for (const ir::Node& n : graph_.nodes()) consumed.insert(n.inputs.begin(), n.inputs.end());
+    for (const ir::Node& n : graph_.nodes()) {
+      for (ir::ValueId v : n.outputs) {
+        if (consumed.count(v) == 0 || chance(0.05)) graph_.mark_output(v);
+      }
+    }
+    // Edge: a graph whose floating inputs are all parameters.
+    if (chance(options_.edge_rate)) {
+      auto& inputs = graph_.mutable_leaves(ir::LeafKind::Input);
+      auto& params = graph_.mutable_leaves(ir::LeafKind::Parameter);
+      std::vector<ir::ValueId> kept;
+      for (ir::ValueId id : inputs) {
+        if (is_floating(graph_.type(id).dtype)) {
+          params.push_back(id);
+        } else {
+          kept.push_back(id);
+        }
+      }
+      inputs = kept;
+    }
+    ir::validate(graph_);
+  }
+
+  const GeneratorOptions& options_;
+  RuleSolver& solver_;
+  std::mt19937_64 rng_;
+  Bounds bounds_;
+  std::vector<ir::OpKind> ops_;
+  ir::Graph graph_;
+  std::vector<Candidate> values_;        // node outputs later ops may consume
+  std::vector<Candidate> placeholders_;  // fresh data inputs a backward insertion may replace
+  int next_leaf_ = 0;
+  GenerationStats stats_;
+};
+
+}  // namespace
+
+Generated Generator::generate(const GeneratorOptions& options) {
+  state_->solver.reset(options.z3_timeout_ms);
+  return Build(options, state_->solver).run();
+}
+
+GeneratedCase generate_case(Generator& generator, const CaseOptions& options) {
+  GeneratedCase result;
+  GeneratorOptions attempt = options.generator;
+  for (int k = 0;; ++k) {
+    // Attempt k > 0 draws from a seed mixed from the first (splitmix64's constant), so that
+    // neighbouring seeds' retries do not collide with each other's first attempts.
+    attempt.seed =
+        k == 0 ? options.generator.seed
+               : options.generator.seed ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(k));
+    Generated generated = generator.generate(attempt);
+    result.generation_seconds += generated.stats.seconds;
+    ValueSearchOptions search = options.search;
+    search.seed = attempt.seed;
+    const auto start = std::chrono::steady_clock::now();
+    ValueSearchResult values = search_values(generated.graph, search);
+    result.search_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.graph = std::move(generated.graph);
+    result.stats = generated.stats;
+    result.values = std::move(values);
+    result.regenerations = k;
+    if (result.values.finite || k >= options.max_regenerations) return result;
+  }
+}
+
+}  // namespace weft::gen

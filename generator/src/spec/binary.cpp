@@ -1,0 +1,187 @@
+// Elementwise ops of two (where: three) inputs with NumPy broadcasting: arithmetic,
+// comparisons, logic. What differs per op is the dtypes it takes, its attributes, where it is
+// finite and the dtype it returns.
+#include <string>
+
+#include "spec/builder.h"
+#include "spec/families.h"
+
+namespace weft::gen {
+
+namespace {
+
+template <class B>
+using Dims = std::vector<typename B::Int>;
+
+// The dims of `input`; a fresh input's right-aligned dims mostly copy `like` or become 1, so
+// that broadcasting holds without Z3 even when no input is bound. The choices are draws, so
+// the encoder makes the same ones (copying or 1 never makes the rule unsatisfiable).
+template <class B>
+Dims<B> conformed(B& b, int input, const Dims<B>& like) {
+  Dims<B> dims = b.data(input);
+  if (b.bound(input)) return dims;
+  const std::size_t n = dims.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t from_right = n - i;
+    if (from_right > like.size()) continue;
+    const std::string name = "fit" + std::to_string(input) + "." + std::to_string(i);
+    const std::int64_t how = b.choose(name, 0, 9);  // 0-6: copy, 7: one, 8-9: keep the draw
+    if (how <= 6) {
+      dims[i] = like[like.size() - from_right];
+    } else if (how == 7) {
+      dims[i] = b.lit(1);
+    }
+  }
+  b.shape_input(input, dims);
+  return dims;
+}
+
+// Inputs `first` and `first + 1`, the fresh one fitted to the bound one.
+template <class B>
+std::pair<Dims<B>, Dims<B>> operand_pair(B& b, int first) {
+  if (!b.bound(first) && b.bound(first + 1)) {
+    Dims<B> y = b.data(first + 1);
+    Dims<B> x = conformed(b, first, y);
+    return {x, y};
+  }
+  Dims<B> x = b.data(first);
+  Dims<B> y = conformed(b, first + 1, x);
+  return {x, y};
+}
+
+template <class B>
+void broadcast_rule(B& b) {
+  const auto [x, y] = operand_pair(b, 0);
+  b.output(broadcast(b, x, y));
+}
+
+// add/sub's alpha: absent or whole. A fractional alpha is refused by PyTorch for integral
+// tensors, and the rule does not know the dtype.
+template <class B>
+void alpha_rule(B& b) {
+  if (b.chance("alpha.present", 0.5)) {
+    b.set_attr("alpha", static_cast<double>(b.choose("alpha.value", -2, 3)));
+  }
+  broadcast_rule(b);
+}
+
+template <class B>
+void div_rule(B& b) {
+  const std::int64_t mode = b.choose("rounding_mode.kind", 0, 2);  // 0: true division
+  if (mode == 1) b.set_attr("rounding_mode", std::string("trunc"));
+  if (mode == 2) b.set_attr("rounding_mode", std::string("floor"));
+  broadcast_rule(b);
+}
+
+template <class B>
+void elementwise_rule(B& b) {
+  b.output(b.data(0));
+}
+
+// where(condition, self, other): three shapes broadcast together; fresh inputs fit the first
+// bound one (or the condition).
+template <class B>
+void where_rule(B& b) {
+  int anchor = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (b.bound(i)) {
+      anchor = i;
+      break;
+    }
+  }
+  Dims<B> dims[3];
+  dims[anchor] = b.data(anchor);
+  for (int i = 0; i < 3; ++i) {
+    if (i != anchor) dims[i] = conformed(b, i, dims[anchor]);
+  }
+  b.output(broadcast(b, broadcast(b, dims[0], dims[1]), dims[2]));
+}
+
+// True division of integers or bools gives float32; rounded division keeps the promoted type
+// (bool divides as int64).
+std::vector<Dtype> div_dtypes(const std::vector<Dtype>& in, const ir::Attributes& attrs) {
+  const Dtype promoted = promote_types(in.at(0), in.at(1));
+  if (!attrs.has("rounding_mode")) return {is_floating(promoted) ? promoted : Dtype::Float32};
+  return {promoted == Dtype::Bool ? Dtype::Int64 : promoted};
+}
+
+// pow of two bools computes in int64.
+std::vector<Dtype> pow_dtypes(const std::vector<Dtype>& in, const ir::Attributes&) {
+  const Dtype promoted = promote_types(in.at(0), in.at(1));
+  return {promoted == Dtype::Bool ? Dtype::Int64 : promoted};
+}
+
+// The values' promotion; the condition does not take part.
+std::vector<Dtype> where_dtypes(const std::vector<Dtype>& in, const ir::Attributes&) {
+  return {promote_types(in.at(1), in.at(2))};
+}
+
+OpSpec two_inputs(ir::OpKind op, unsigned dtypes_allowed,
+                  std::vector<Dtype> (*out)(const std::vector<Dtype>&, const ir::Attributes&),
+                  ValueHint hint = ValueHint::None) {
+  OpSpec s{op, {InputDecl{"self"}, InputDecl{"other"}}};
+  s.dtypes = dtypes_allowed;
+  s.hint = hint;
+  s.output_dtypes = out;
+  s.sample = &broadcast_rule<Sampler>;
+  s.encode = &broadcast_rule<Encoder>;
+  return s;
+}
+
+}  // namespace
+
+OpSpec binary_spec(ir::OpKind op) {
+  using K = ir::OpKind;
+  constexpr unsigned kNumber = kFloat | kInt;
+  switch (op) {
+    case K::Add:
+    case K::Sub:
+      // Bool is left out: sub refuses it, add refuses it with an alpha other than 1.
+      return with_rule<&alpha_rule<Sampler>, &alpha_rule<Encoder>>(
+          two_inputs(op, kNumber, dtypes::promoted));
+    case K::Mul:
+    case K::Maximum:
+    case K::Minimum:
+      return two_inputs(op, kAnyDtype, dtypes::promoted);
+    case K::Div:
+      // Floating only: rounded integer division by zero throws (in both frameworks), and the
+      // rule cannot tie the rounding mode to the dtype.
+      return with_rule<&div_rule<Sampler>, &div_rule<Encoder>>(
+          two_inputs(op, kFloat, div_dtypes, ValueHint::NonZero));
+    case K::Pow:
+      // Floating only: integers to negative integer powers throw.
+      return two_inputs(op, kFloat, pow_dtypes, ValueHint::Bounded);
+    case K::Eq:
+    case K::Ne:
+    case K::Lt:
+    case K::Le:
+    case K::Gt:
+    case K::Ge:
+    case K::LogicalAnd:
+    case K::LogicalOr:
+    case K::LogicalXor:
+      return two_inputs(op, kAnyDtype, dtypes::boolean);
+    case K::LogicalNot: {
+      OpSpec s{op, {InputDecl{"self"}}};
+      s.dtypes = kAnyDtype;
+      s.output_dtypes = dtypes::boolean;
+      s.sample = &elementwise_rule<Sampler>;
+      s.encode = &elementwise_rule<Encoder>;
+      return s;
+    }
+    case K::Where: {
+      OpSpec s{op,
+               {InputDecl{"condition", InputRole::Mask}, InputDecl{"self"}, InputDecl{"other"}}};
+      s.dtypes = kAnyDtype;
+      s.output_dtypes = where_dtypes;
+      s.sample = &where_rule<Sampler>;
+      s.encode = &where_rule<Encoder>;
+      return s;
+    }
+    default:
+      break;
+  }
+  return OpSpec{op, {}};
+}
+
+}  // namespace weft::gen

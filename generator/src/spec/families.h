@@ -1,0 +1,37 @@
+#pragma once
+// One factory per op family (one file each in this folder); registry.cpp maps every op of the
+// IR to its family with a switch that has no default, so an op without a spec cannot compile.
+#include <vector>
+
+#include "weft/dtype.h"
+#include "weft/gen/spec.h"
+#include "weft/ir/attributes.h"
+
+namespace weft::gen {
+
+OpSpec unary_spec(ir::OpKind op);        // unary.cpp: unary math and activations
+OpSpec binary_spec(ir::OpKind op);       // binary.cpp: arithmetic, comparison, logic, where
+OpSpec reduce_spec(ir::OpKind op);       // reduce.cpp: reductions, softmax, log_softmax
+OpSpec matmul_spec(ir::OpKind op);       // matmul.cpp: matmul, mm, bmm, linear, addmm
+OpSpec conv_spec(ir::OpKind op);         // conv.cpp: conv1d, conv2d
+OpSpec pool_spec(ir::OpKind op);         // pool.cpp: max/avg pooling, adaptive pooling
+OpSpec norm_spec(ir::OpKind op);         // norm.cpp: batch_norm, layer_norm, dropout, embedding
+OpSpec shape_spec(ir::OpKind op);        // shape.cpp: views and shape changes
+OpSpec join_spec(ir::OpKind op);         // join.cpp: cat, stack, split, chunk, pad, tril, triu
+OpSpec index_spec(ir::OpKind op);        // index.cpp: gather, index_select
+OpSpec interpolate_spec(ir::OpKind op);  // interpolate.cpp
+OpSpec cast_spec(ir::OpKind op);         // cast.cpp
+
+// Output dtype rules shared by the families (OpSpec::output_dtypes).
+namespace dtypes {
+// The first input's dtype.
+std::vector<Dtype> same(const std::vector<Dtype>& in, const ir::Attributes&);
+// The first input's dtype when floating, float32 otherwise (sqrt of an int is float32).
+std::vector<Dtype> floating(const std::vector<Dtype>& in, const ir::Attributes&);
+// PyTorch's promotion of every input (add, mul, where's values, cat).
+std::vector<Dtype> promoted(const std::vector<Dtype>& in, const ir::Attributes&);
+std::vector<Dtype> boolean(const std::vector<Dtype>& in, const ir::Attributes&);
+std::vector<Dtype> int64(const std::vector<Dtype>& in, const ir::Attributes&);
+}  // namespace dtypes
+
+}  // namespace weft::gen

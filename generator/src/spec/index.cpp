@@ -1,0 +1,108 @@
+// Indexing by an Index input (fresh int64 values the value search keeps in range): gather
+// (an index of the input's rank, no larger than it except along `dim`) and index_select (a
+// 1-d index, or a 0-d one).
+#include <string>
+
+#include "spec/builder.h"
+#include "spec/families.h"
+
+namespace weft::gen {
+
+namespace {
+
+std::int64_t min_dim(const RuleContext& b) {
+  return b.bounds().allow_zero_dims ? 0 : 1;
+}
+
+template <class B>
+void gather_rule(B& b) {
+  using Int = typename B::Int;
+  const int rank = b.rank(0);
+  const auto x = b.data(0);
+  const std::int64_t dim = b.attr_dim("dim", rank);
+  const auto d = static_cast<std::size_t>(rank == 0 ? 0 : (dim < 0 ? dim + rank : dim));
+  // Index values must exist along `dim`.
+  if (rank > 0) b.require(x[d] >= 1);
+  std::vector<Int> index;
+  if (b.bound(1)) {
+    b.require_that(b.rank(1) == rank, "gather: index rank");
+    index = b.data(1);
+    for (std::size_t i = 0; i < index.size(); ++i) {
+      if (i != d) b.require(index[i] <= x[i]);
+    }
+  } else {
+    // A fresh index of the input's rank (whatever rank the binding drew).
+    const std::int64_t max_dim = b.bounds().max_dim;
+    const std::int64_t along = b.chance("gather.long", 0.15) ? max_dim : 6;
+    for (int i = 0; i < rank; ++i) {
+      const auto u = static_cast<std::size_t>(i);
+      const std::string name = "index." + std::to_string(i);
+      if (u == d) {
+        index.push_back(b.var(name, min_dim(b), along));
+      } else {
+        const Int v = b.var(name, min_dim(b), std::max(min_dim(b), hint(x[u], max_dim)));
+        b.require(v <= x[u]);
+        index.push_back(v);
+      }
+    }
+    b.shape_input(1, index);
+  }
+  b.output(index);
+}
+
+template <class B>
+void index_select_rule(B& b) {
+  using Int = typename B::Int;
+  const int rank = b.rank(0);
+  auto x = b.data(0);
+  const std::int64_t dim = b.attr_dim("dim", rank);
+  if (rank > 0) b.require(x[static_cast<std::size_t>(dim < 0 ? dim + rank : dim)] >= 1);
+  Int count = b.lit(1);
+  if (b.bound(1)) {
+    b.require_that(b.rank(1) <= 1, "index_select: index rank");
+    const auto index = b.data(1);
+    if (!index.empty()) count = index[0];
+  } else if (rank == 0 || b.chance("index.scalar", 0.1)) {
+    b.shape_input(1, {});  // a 0-d index selects one entry
+  } else {
+    const std::int64_t hi = b.chance("index.long", 0.15) ? b.bounds().max_dim : 8;
+    count = b.var("index.0", min_dim(b), hi);
+    b.shape_input(1, {count});
+  }
+  // A 0-d input takes exactly one index and stays 0-d.
+  if (rank == 0) {
+    b.require(count == 1);
+  } else {
+    x[static_cast<std::size_t>(dim < 0 ? dim + rank : dim)] = count;
+  }
+  b.output(x);
+}
+
+OpSpec make(ir::OpKind op, int index_max_rank, void (*sample)(Sampler&), void (*encode)(Encoder&)) {
+  OpSpec s;
+  s.op = op;
+  s.inputs = {InputDecl{"self", InputRole::Data, 0, 5},
+              InputDecl{"index", InputRole::Index, 0, index_max_rank}};
+  s.dtypes = kAnyDtype;
+  s.output_dtypes = dtypes::same;
+  s.sample = sample;
+  s.encode = encode;
+  return s;
+}
+
+}  // namespace
+
+OpSpec index_spec(ir::OpKind op) {
+  using K = ir::OpKind;
+  switch (op) {
+    case K::Gather:
+      return make(op, 5, WEFT_RULE(gather_rule));
+    case K::IndexSelect:
+      return make(op, 1, WEFT_RULE(index_select_rule));
+    default:
+      break;
+  }
+  return OpSpec{op, {}};
+}
+
+}  // namespace weft::gen

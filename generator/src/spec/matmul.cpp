@@ -1,0 +1,210 @@
+// Matrix products: matmul (every rank pair PyTorch allows), mm, bmm, linear, addmm. A fresh
+// operand is fitted to the other one (its contraction dim copied, its batch dims mostly
+// copied or 1), so that the sampler rarely needs Z3.
+#include <string>
+
+#include "spec/builder.h"
+#include "spec/families.h"
+
+namespace weft::gen {
+
+namespace {
+
+template <class B>
+using Dims = std::vector<typename B::Int>;
+
+template <class B>
+Dims<B> slice(const Dims<B>& v, std::size_t begin, std::size_t end) {
+  return Dims<B>(v.begin() + static_cast<std::ptrdiff_t>(begin),
+                 v.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+// Right-aligned: each of `dims` mostly copies `like`'s dim or becomes 1 (a draw, shared by the
+// encoder; neither choice can make broadcasting fail).
+template <class B>
+void fit_batch(B& b, const std::string& name, Dims<B>& dims, std::size_t count,
+               const Dims<B>& like) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t from_right = count - i;
+    if (from_right > like.size()) continue;
+    const std::int64_t how = b.choose(name + "." + std::to_string(i), 0, 9);
+    if (how <= 6) {
+      dims[i] = like[like.size() - from_right];
+    } else if (how == 7) {
+      dims[i] = b.lit(1);
+    }
+  }
+}
+
+// Where `dims` (of rank `rank`) holds the contraction size as the left (`left`) or right
+// operand of a product.
+std::size_t contraction(std::size_t rank, bool left) {
+  if (left) return rank - 1;
+  return rank == 1 ? 0 : rank - 2;
+}
+
+// Reads inputs `i` (left) and `j` (right); a fresh one copies the other's contraction size
+// and, when `batch_fit`, fits its batch dims to the other's.
+template <class B>
+std::pair<Dims<B>, Dims<B>> operands(B& b, int i, int j, bool batch_fit) {
+  Dims<B> x = b.data(i), y = b.data(j);
+  const std::size_t ra = x.size(), rb = y.size();
+  const std::size_t ka = contraction(ra, true), kb = contraction(rb, false);
+  const std::size_t batch_a = ra >= 2 ? ra - 2 : 0, batch_b = rb >= 2 ? rb - 2 : 0;
+  if (!b.bound(j)) {
+    y[kb] = x[ka];
+    if (batch_fit) fit_batch(b, "fit" + std::to_string(j), y, batch_b, slice<B>(x, 0, batch_a));
+    b.shape_input(j, y);
+  } else if (!b.bound(i)) {
+    x[ka] = y[kb];
+    if (batch_fit) fit_batch(b, "fit" + std::to_string(i), x, batch_a, slice<B>(y, 0, batch_b));
+    b.shape_input(i, x);
+  }
+  b.require(x[ka] == y[kb]);
+  return {x, y};
+}
+
+template <class B>
+void matmul_rule(B& b) {
+  b.require_that(b.rank(0) >= 1 && b.rank(1) >= 1, "matmul needs 1-D or more");
+  const auto [x, y] = operands(b, 0, 1, true);
+  const std::size_t ra = x.size(), rb = y.size();
+  if (ra == 1 && rb == 1) {
+    b.output({});
+  } else if (rb == 1) {
+    b.output(slice<B>(x, 0, ra - 1));
+  } else if (ra == 1) {
+    Dims<B> out = slice<B>(y, 0, rb - 2);
+    out.push_back(y[rb - 1]);
+    b.output(out);
+  } else {
+    Dims<B> out = broadcast(b, slice<B>(x, 0, ra - 2), slice<B>(y, 0, rb - 2));
+    out.push_back(x[ra - 2]);
+    out.push_back(y[rb - 1]);
+    b.output(out);
+  }
+}
+
+template <class B>
+void mm_rule(B& b) {
+  b.require_that(b.rank(0) == 2 && b.rank(1) == 2, "mm needs matrices");
+  const auto [x, y] = operands(b, 0, 1, false);
+  b.output({x[0], y[1]});
+}
+
+template <class B>
+void bmm_rule(B& b) {
+  b.require_that(b.rank(0) == 3 && b.rank(1) == 3, "bmm needs 3-D tensors");
+  Dims<B> x = b.data(0), y = b.data(1);
+  // No broadcasting of the batch: a fresh operand copies it.
+  if (!b.bound(1)) {
+    y[0] = x[0];
+    y[1] = x[2];
+    b.shape_input(1, y);
+  } else if (!b.bound(0)) {
+    x[0] = y[0];
+    x[2] = y[1];
+    b.shape_input(0, x);
+  }
+  b.require(x[0] == y[0]);
+  b.require(x[2] == y[1]);
+  b.output({x[0], x[1], y[2]});
+}
+
+// linear(input, weight[out, in], bias[out]): the weight and bias are parameters whose shapes
+// the rule spells: out_features a fresh dim, in_features the input's last.
+template <class B>
+void linear_rule(B& b) {
+  b.require_that(b.rank(0) >= 1 && b.rank(1) == 2, "linear needs 1-D+ input, 2-D weight");
+  const Dims<B> x = b.data(0);
+  Dims<B> w = b.data(1);
+  if (!b.bound(1)) {
+    w[1] = x.back();
+    b.shape_input(1, w);
+  }
+  b.require(w[1] == x.back());
+  if (b.present(2)) {
+    b.require_that(b.rank(2) == 1, "bias is 1-D");
+    const Dims<B> bias = b.bound(2) ? b.data(2) : Dims<B>{w[0]};
+    if (!b.bound(2)) b.shape_input(2, bias);
+    b.require(bias[0] == w[0]);
+  }
+  Dims<B> out(x.begin(), x.end() - 1);
+  out.push_back(w[0]);
+  b.output(out);
+}
+
+// addmm(self, mat1, mat2): self broadcasts to [n, p]. beta and alpha are whole (or absent):
+// PyTorch refuses fractional multipliers for integral tensors.
+template <class B>
+void addmm_rule(B& b) {
+  b.require_that(b.rank(1) == 2 && b.rank(2) == 2 && b.rank(0) <= 2, "addmm ranks");
+  const auto [m1, m2] = operands(b, 1, 2, false);
+  const Dims<B> out = {m1[0], m2[1]};
+  Dims<B> self = b.data(0);
+  if (!b.bound(0)) {
+    fit_batch(b, "fit0", self, self.size(), out);
+    b.shape_input(0, self);
+  }
+  for (std::size_t i = 0; i < self.size(); ++i) {
+    const auto& want = out[out.size() - self.size() + i];
+    b.require(self[i] == want || self[i] == b.lit(1));
+  }
+  if (b.chance("beta.present", 0.5)) {
+    b.set_attr("beta", static_cast<double>(b.choose("beta.value", -1, 2)));
+  }
+  if (b.chance("alpha.present", 0.5)) {
+    b.set_attr("alpha", static_cast<double>(b.choose("alpha.value", -2, 2)));
+  }
+  b.output(out);
+}
+
+OpSpec product(ir::OpKind op, std::vector<InputDecl> inputs, unsigned dtypes_allowed,
+               void (*sample)(Sampler&), void (*encode)(Encoder&)) {
+  OpSpec s{op, std::move(inputs)};
+  s.dtypes = dtypes_allowed;
+  s.output_dtypes = dtypes::same;
+  s.sample = sample;
+  s.encode = encode;
+  return s;
+}
+
+}  // namespace
+
+OpSpec matmul_spec(ir::OpKind op) {
+  using K = ir::OpKind;
+  // Integers multiply (PyTorch's CPU GEMM takes them); bool does not.
+  constexpr unsigned kNumber = kFloat | kInt;
+  switch (op) {
+    case K::Matmul:
+      return product(
+          op, {InputDecl{"self", InputRole::Data, 1, 4}, InputDecl{"other", InputRole::Data, 1, 4}},
+          kNumber, WEFT_RULE(matmul_rule));
+    case K::Mm:
+      return product(
+          op, {InputDecl{"self", InputRole::Data, 2, 2}, InputDecl{"mat2", InputRole::Data, 2, 2}},
+          kNumber, WEFT_RULE(mm_rule));
+    case K::Bmm:
+      return product(
+          op, {InputDecl{"self", InputRole::Data, 3, 3}, InputDecl{"mat2", InputRole::Data, 3, 3}},
+          kNumber, WEFT_RULE(bmm_rule));
+    case K::Linear:
+      // Floating only: the weight is a floating parameter and linear wants one dtype.
+      return product(
+          op,
+          {InputDecl{"input", InputRole::Data, 1, 4}, InputDecl{"weight", InputRole::Weight, 2, 2},
+           InputDecl{"bias", InputRole::Weight, 1, 1, true}},
+          kFloat, WEFT_RULE(linear_rule));
+    case K::Addmm:
+      return product(
+          op,
+          {InputDecl{"self", InputRole::Data, 0, 2}, InputDecl{"mat1", InputRole::Data, 2, 2},
+           InputDecl{"mat2", InputRole::Data, 2, 2}},
+          kNumber, WEFT_RULE(addmm_rule));
+    default:
+      break;
+  }
+  return OpSpec{op, {}};
+}
+
+}  // namespace weft::gen

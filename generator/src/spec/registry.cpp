@@ -1,0 +1,157 @@
+// Every op of the IR mapped to its family's spec factory. The switch has no default: with
+// -Wall -Werror an op added to WEFT_OP_LIST without a spec does not compile.
+#include <string>
+
+#include "spec/families.h"
+#include "weft/error.h"
+
+namespace weft::gen {
+
+namespace {
+
+OpSpec make_spec(ir::OpKind op) {
+  using K = ir::OpKind;
+  switch (op) {
+    case K::Neg:
+    case K::Abs:
+    case K::Exp:
+    case K::Log:
+    case K::Log2:
+    case K::Sqrt:
+    case K::Rsqrt:
+    case K::Reciprocal:
+    case K::Sin:
+    case K::Cos:
+    case K::Tan:
+    case K::Asin:
+    case K::Acos:
+    case K::Atan:
+    case K::Sinh:
+    case K::Cosh:
+    case K::Tanh:
+    case K::Erf:
+    case K::Floor:
+    case K::Ceil:
+    case K::Round:
+    case K::Sign:
+    case K::Sigmoid:
+    case K::Relu:
+    case K::LeakyRelu:
+    case K::Elu:
+    case K::Gelu:
+    case K::Silu:
+    case K::Softplus:
+    case K::Hardtanh:
+    case K::Clamp:
+      return unary_spec(op);
+    case K::Add:
+    case K::Sub:
+    case K::Mul:
+    case K::Div:
+    case K::Pow:
+    case K::Maximum:
+    case K::Minimum:
+    case K::Eq:
+    case K::Ne:
+    case K::Lt:
+    case K::Le:
+    case K::Gt:
+    case K::Ge:
+    case K::LogicalAnd:
+    case K::LogicalOr:
+    case K::LogicalXor:
+    case K::LogicalNot:
+    case K::Where:
+      return binary_spec(op);
+    case K::Sum:
+    case K::Mean:
+    case K::Prod:
+    case K::Max:
+    case K::Min:
+    case K::Argmax:
+    case K::Argmin:
+    case K::Var:
+    case K::Std:
+    case K::Logsumexp:
+    case K::Softmax:
+    case K::LogSoftmax:
+      return reduce_spec(op);
+    case K::Matmul:
+    case K::Mm:
+    case K::Bmm:
+    case K::Linear:
+    case K::Addmm:
+      return matmul_spec(op);
+    case K::Conv1d:
+    case K::Conv2d:
+      return conv_spec(op);
+    case K::MaxPool1d:
+    case K::MaxPool2d:
+    case K::AvgPool1d:
+    case K::AvgPool2d:
+    case K::AdaptiveAvgPool2d:
+      return pool_spec(op);
+    case K::BatchNorm:
+    case K::LayerNorm:
+    case K::Dropout:
+    case K::Embedding:
+      return norm_spec(op);
+    case K::Reshape:
+    case K::Flatten:
+    case K::Squeeze:
+    case K::Unsqueeze:
+    case K::Transpose:
+    case K::Permute:
+    case K::Expand:
+    case K::Slice:
+    case K::Select:
+      return shape_spec(op);
+    case K::Cat:
+    case K::Stack:
+    case K::Split:
+    case K::Chunk:
+    case K::Pad:
+    case K::Tril:
+    case K::Triu:
+      return join_spec(op);
+    case K::Gather:
+    case K::IndexSelect:
+      return index_spec(op);
+    case K::Interpolate:
+      return interpolate_spec(op);
+    case K::Cast:
+      return cast_spec(op);
+  }
+  throw Error("no spec for op #" + std::to_string(static_cast<unsigned>(op)));
+}
+
+const std::vector<OpSpec>& table() {
+  static const std::vector<OpSpec> specs = [] {
+    std::vector<OpSpec> built;
+    for (ir::OpKind op : ir::kAllOps) built.push_back(make_spec(op));
+    return built;
+  }();
+  return specs;
+}
+
+}  // namespace
+
+bool has_spec(ir::OpKind op) {
+  const OpSpec& s = table().at(static_cast<std::size_t>(op));
+  return s.op == op && s.sample != nullptr && s.encode != nullptr && s.output_dtypes != nullptr;
+}
+
+const OpSpec& spec(ir::OpKind op) {
+  if (!has_spec(op)) throw Error("no spec for " + std::string(ir::op_name(op)));
+  return table()[static_cast<std::size_t>(op)];
+}
+
+std::vector<ir::OpKind> ops_without_spec() {
+  std::vector<ir::OpKind> missing;
+  for (ir::OpKind op : ir::kAllOps) {
+    if (!has_spec(op)) missing.push_back(op);
+  }
+  return missing;
+}
+
+}  // namespace weft::gen

@@ -1,0 +1,131 @@
+// Unary math and activations: one input of any rank, the output of the same shape. What
+// differs per op is the dtypes it takes, its attributes and where it is finite.
+#include "spec/builder.h"
+#include "spec/families.h"
+
+namespace weft::gen {
+
+namespace {
+
+template <class B>
+void elementwise_rule(B& b) {
+  b.output(b.data(0));
+}
+
+// Activation attributes are drawn here (they do not enter shape arithmetic); the rule itself
+// is the elementwise one.
+template <class B>
+void leaky_relu_rule(B& b) {
+  b.attr_float("negative_slope", -0.5, 0.5);
+  elementwise_rule(b);
+}
+template <class B>
+void elu_rule(B& b) {
+  b.attr_float("alpha", 0.1, 2.0);
+  elementwise_rule(b);
+}
+template <class B>
+void gelu_rule(B& b) {
+  b.attr_string("approximate", {"none", "tanh"});
+  elementwise_rule(b);
+}
+template <class B>
+void softplus_rule(B& b) {
+  b.attr_float("beta", 0.5, 3.0);
+  b.attr_float("threshold", 5.0, 30.0);
+  elementwise_rule(b);
+}
+template <class B>
+void hardtanh_rule(B& b) {
+  const double lo = b.attr_float("min_val", -2.0, 0.0);
+  b.set_attr("max_val", lo + b.draws_real("max_val.width", 0.1, 3.0));
+  elementwise_rule(b);
+}
+template <class B>
+void clamp_rule(B& b) {
+  // Either bound may be absent (None), never both.
+  const std::int64_t which = b.choose("clamp.bounds", 0, 2);  // 0: min, 1: max, 2: both
+  const double lo = b.draws_real("clamp.min", -2.0, 0.5);
+  if (which != 1) b.set_attr("min", lo);
+  if (which != 0) b.set_attr("max", lo + b.draws_real("clamp.width", 0.0, 3.0));
+  elementwise_rule(b);
+}
+
+OpSpec one_input(ir::OpKind op, unsigned dtypes_allowed,
+                 std::vector<Dtype> (*out)(const std::vector<Dtype>&, const ir::Attributes&),
+                 ValueHint hint = ValueHint::None) {
+  OpSpec s;
+  s.op = op;
+  s.inputs = {InputDecl{"self"}};
+  s.dtypes = dtypes_allowed;
+  s.hint = hint;
+  s.output_dtypes = out;
+  s.sample = &elementwise_rule<Sampler>;
+  s.encode = &elementwise_rule<Encoder>;
+  return s;
+}
+
+}  // namespace
+
+OpSpec unary_spec(ir::OpKind op) {
+  using K = ir::OpKind;
+  constexpr unsigned kNumber = kFloat | kInt;
+  switch (op) {
+    case K::Neg:
+      return one_input(op, kNumber, dtypes::same);
+    case K::Abs:
+    case K::Floor:
+    case K::Ceil:
+    case K::Round:
+    case K::Sign:
+      return one_input(op, kNumber, dtypes::same);
+    case K::Exp:
+    case K::Sinh:
+    case K::Cosh:
+    case K::Tan:
+      return one_input(op, kNumber, dtypes::floating, ValueHint::Bounded);
+    case K::Log:
+    case K::Log2:
+    case K::Rsqrt:
+      return one_input(op, kNumber, dtypes::floating, ValueHint::Positive);
+    case K::Sqrt:
+      return one_input(op, kNumber, dtypes::floating, ValueHint::NonNegative);
+    case K::Reciprocal:
+      return one_input(op, kNumber, dtypes::floating, ValueHint::NonZero);
+    case K::Asin:
+    case K::Acos:
+      return one_input(op, kNumber, dtypes::floating, ValueHint::UnitInterval);
+    case K::Sin:
+    case K::Cos:
+    case K::Atan:
+    case K::Tanh:
+    case K::Erf:
+    case K::Sigmoid:
+      return one_input(op, kNumber, dtypes::floating);
+    case K::Relu:
+    case K::Silu:
+      return one_input(op, kFloat, dtypes::same);
+    case K::LeakyRelu:
+      return with_rule<&leaky_relu_rule<Sampler>, &leaky_relu_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
+    case K::Elu:
+      return with_rule<&elu_rule<Sampler>, &elu_rule<Encoder>>(one_input(op, kFloat, dtypes::same));
+    case K::Gelu:
+      return with_rule<&gelu_rule<Sampler>, &gelu_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
+    case K::Softplus:
+      return with_rule<&softplus_rule<Sampler>, &softplus_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
+    case K::Hardtanh:
+      return with_rule<&hardtanh_rule<Sampler>, &hardtanh_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
+    case K::Clamp:
+      return with_rule<&clamp_rule<Sampler>, &clamp_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
+    default:
+      break;
+  }
+  return OpSpec{op, {}};
+}
+
+}  // namespace weft::gen

@@ -1,0 +1,890 @@
+// The numeric-validity value search. The common case costs one check (a float32 and a
+// float64 forward-backward); only graphs that fail it pay for gradient steps, which run on a
+// float64 copy of the graph whose non-finite values are cut out of the autograd graph, and
+// whose flat ops pass gradients straight through, so that one bad node never blinds the rest.
+#include "weft/gen/value_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <utility>
+
+#include "weft/autograd.h"
+#include "weft/error.h"
+#include "weft/ir/op_kind.h"
+#include "weft/ops.h"
+#include "weft/random.h"
+
+namespace weft::gen {
+
+namespace {
+
+using ir::OpKind;
+using ir::ValueId;
+
+// Mixed into the seed so that the cotangents are not the leaves' first draws.
+constexpr std::uint64_t kCotangentSalt = 0x9E3779B97F4A7C15ULL;
+
+// Rprop step sizes: the first step, and the limits of its growth and decay.
+constexpr double kInitialStep = 0.05;
+constexpr double kMaxStep = 2.0;
+constexpr double kMinStep = 1e-6;
+
+// A round of steps ends when the count of violations has not fallen in kPatience steps (a
+// loss can fall forever towards a pole's far side).
+constexpr int kPatience = 6;
+
+bool all_finite(const Tensor& t) {
+  if (!t.defined() || !t.is_floating_point() || t.numel() == 0) return true;
+  const Tensor c = t.contiguous();
+  if (c.dtype() == Dtype::Float32) {
+    const float* p = c.data<float>();
+    for (std::int64_t i = 0; i < c.numel(); ++i) {
+      if (!std::isfinite(p[i])) return false;
+    }
+    return true;
+  }
+  const double* p = c.data<double>();
+  for (std::int64_t i = 0; i < c.numel(); ++i) {
+    if (!std::isfinite(p[i])) return false;
+  }
+  return true;
+}
+
+std::int64_t element_count(const ir::Shape& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  return n;
+}
+
+// Ops whose outputs hold some of their input's elements unchanged, so that an integer leaf
+// that flows through them still reaches an index slot as indices.
+bool passes_elements(OpKind op, std::size_t slot) {
+  switch (op) {
+    case OpKind::Reshape:
+    case OpKind::Flatten:
+    case OpKind::Squeeze:
+    case OpKind::Unsqueeze:
+    case OpKind::Transpose:
+    case OpKind::Permute:
+    case OpKind::Expand:
+    case OpKind::Slice:
+    case OpKind::Select:
+    case OpKind::Cat:
+    case OpKind::Stack:
+    case OpKind::Split:
+    case OpKind::Chunk:
+    case OpKind::Tril:
+    case OpKind::Triu:
+    case OpKind::Pad:
+    case OpKind::Maximum:
+    case OpKind::Minimum:
+    case OpKind::Cast:
+      return true;
+    case OpKind::Where:
+      return slot >= 1;
+    case OpKind::Gather:
+    case OpKind::IndexSelect:
+      return slot == 0;
+    default:
+      return false;
+  }
+}
+
+// The exclusive upper bound of the indices that `node` reads from its input `slot`, if that
+// slot holds indices.
+std::optional<std::int64_t> index_bound(const ir::Graph& graph, const ir::Node& node,
+                                        std::size_t slot) {
+  if (node.op == OpKind::Embedding && slot == 0 && node.inputs.size() > 1) {
+    const ir::Shape& weight = graph.type(node.inputs[1]).shape;
+    return weight.empty() ? 1 : weight[0];
+  }
+  if ((node.op == OpKind::Gather || node.op == OpKind::IndexSelect) && slot == 1) {
+    const ir::Shape& x = graph.type(node.inputs[0]).shape;
+    if (x.empty()) return 1;  // a scalar indexes like a one-element dim
+    const auto rank = static_cast<std::int64_t>(x.size());
+    std::int64_t dim = node.attrs.get_int("dim");
+    if (dim < 0) dim += rank;
+    if (dim < 0 || dim >= rank) return std::nullopt;
+    return x[static_cast<std::size_t>(dim)];
+  }
+  return std::nullopt;
+}
+
+// Ops that are flat or clipped in places; the search's loss passes gradients straight
+// through them (the value is the op's, the gradient the identity's).
+bool straight_through(OpKind op) {
+  switch (op) {
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Round:
+    case OpKind::Sign:
+    case OpKind::Relu:
+    case OpKind::Clamp:
+    case OpKind::Hardtanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool violates(const DomainHint& hint, double x) {
+  switch (hint.kind) {
+    case DomainKind::Above:
+      return !(x > hint.bound);
+    case DomainKind::AwayFromZero:
+      return !(std::fabs(x) > hint.bound);
+    case DomainKind::Below:
+      return !(x < hint.bound);
+    case DomainKind::Within:
+      return !(std::fabs(x) < hint.bound);
+    case DomainKind::AwayFromPole:
+      return !(std::fabs(std::cos(x)) > hint.bound);
+  }
+  return false;
+}
+
+// Grows as `x` leaves the hint's domain; zero inside it.
+Tensor penalty(const DomainHint& hint, const Tensor& x) {
+  switch (hint.kind) {
+    case DomainKind::Above:
+      return sum(relu(hint.bound - x));
+    case DomainKind::AwayFromZero: {
+      // |x| has no direction at 0; push each element away on the side it is on (0: up).
+      std::vector<double> side = x.to_vector<double>();
+      for (double& e : side) e = e < 0 ? -1.0 : 1.0;
+      return sum(relu(hint.bound - x * from_blob(side.data(), x.sizes(), Dtype::Float64)));
+    }
+    case DomainKind::Below:
+      return sum(relu(x - hint.bound));
+    case DomainKind::Within:
+      return sum(relu(abs(x) - hint.bound));
+    case DomainKind::AwayFromPole:
+      return sum(relu(hint.bound - abs(cos(x))));
+  }
+  throw Error("value search: unknown domain kind");
+}
+
+// A leaf of the graph and what its consumers ask of its values.
+struct LeafInfo {
+  ValueId id = 0;
+  std::string name;
+  ir::TensorType type{Dtype::Float32, {}};
+  // Integers: indices below this bound.
+  std::optional<std::int64_t> index_bound;
+  // Floats: the domain of the first hinted consumer slot it feeds directly.
+  std::optional<DomainHint> domain;
+  // Floats feeding a weight slot: draws scaled to 1/sqrt(fan-in).
+  double weight_scale = 1.0;
+  // Integers feeding pow: exponents >= 0, bases >= 1.
+  bool pow_exponent = false;
+  bool pow_base = false;
+};
+
+// The fan-in of a weight feeding `slot` of `node`, if the slot is a weight's.
+std::optional<std::int64_t> fan_in(const ir::Node& node, std::size_t slot, const ir::Shape& w) {
+  if (w.empty()) return std::nullopt;
+  switch (node.op) {
+    case OpKind::Linear:
+      if (slot == 1) return w.back();
+      break;
+    case OpKind::Conv1d:
+    case OpKind::Conv2d:
+      if (slot == 1) return element_count(ir::Shape(w.begin() + 1, w.end()));
+      break;
+    case OpKind::Mm:
+    case OpKind::Bmm:
+    case OpKind::Matmul:
+      if (slot == 1) return w.size() >= 2 ? w[w.size() - 2] : w[0];
+      break;
+    case OpKind::Addmm:
+      if (slot == 2) return w[0];
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+// What the search knows about a graph, computed once.
+class Context {
+ public:
+  explicit Context(const ir::Graph& graph) : graph_(graph) {
+    const auto& nodes = graph.nodes();
+    consumers_.resize(graph.values().size());
+    producer_.assign(graph.values().size(), -1);
+    hints_.reserve(nodes.size());
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+      for (std::size_t slot = 0; slot < nodes[n].inputs.size(); ++slot) {
+        consumers_[static_cast<std::size_t>(nodes[n].inputs[slot])].push_back({n, slot});
+      }
+      for (ValueId out : nodes[n].outputs) {
+        producer_[static_cast<std::size_t>(out)] = static_cast<int>(n);
+      }
+      hints_.push_back(domain_hints(graph, nodes[n]));
+    }
+    for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+      for (ValueId id : graph.leaves(kind)) leaves_.push_back(describe(id));
+    }
+  }
+
+  const ir::Graph& graph() const { return graph_; }
+  const std::vector<LeafInfo>& leaves() const { return leaves_; }
+  const std::vector<DomainHint>& hints(std::size_t node) const { return hints_[node]; }
+
+  // Which leaves (by index into leaves()) the node's inputs depend on.
+  std::vector<bool> ancestors(std::size_t node) const {
+    std::vector<bool> seen(graph_.values().size(), false);
+    std::vector<ValueId> stack(graph_.nodes()[node].inputs);
+    while (!stack.empty()) {
+      const ValueId v = stack.back();
+      stack.pop_back();
+      if (seen[static_cast<std::size_t>(v)]) continue;
+      seen[static_cast<std::size_t>(v)] = true;
+      const int p = producer_[static_cast<std::size_t>(v)];
+      if (p >= 0) {
+        for (ValueId in : graph_.nodes()[static_cast<std::size_t>(p)].inputs) stack.push_back(in);
+      }
+    }
+    std::vector<bool> result(leaves_.size(), false);
+    for (std::size_t i = 0; i < leaves_.size(); ++i) {
+      result[i] = seen[static_cast<std::size_t>(leaves_[i].id)];
+    }
+    return result;
+  }
+
+ private:
+  LeafInfo describe(ValueId id) const {
+    const ir::Value& value = graph_.value(id);
+    LeafInfo info;
+    info.id = id;
+    info.name = value.name;
+    info.type = value.type;
+    for (const auto& [n, slot] : consumers_[static_cast<std::size_t>(id)]) {
+      const ir::Node& node = graph_.nodes()[n];
+      if (node.op == OpKind::Pow) {
+        (slot == 0 ? info.pow_base : info.pow_exponent) = true;
+      }
+      if (!info.domain) {
+        for (const DomainHint& hint : hints_[n]) {
+          if (hint.input == slot) info.domain = hint;
+        }
+      }
+      if (const auto fan = fan_in(node, slot, value.type.shape); fan && *fan > 0) {
+        info.weight_scale = std::min(info.weight_scale, std::sqrt(3.0 / static_cast<double>(*fan)));
+      }
+    }
+    if (is_integral(value.type.dtype)) info.index_bound = reached_index_bound(id);
+    return info;
+  }
+
+  // The smallest bound of the index slots that `id` reaches through element-preserving ops.
+  std::optional<std::int64_t> reached_index_bound(ValueId id) const {
+    std::optional<std::int64_t> bound;
+    std::vector<bool> seen(graph_.values().size(), false);
+    std::vector<ValueId> stack{id};
+    while (!stack.empty()) {
+      const ValueId v = stack.back();
+      stack.pop_back();
+      if (seen[static_cast<std::size_t>(v)]) continue;
+      seen[static_cast<std::size_t>(v)] = true;
+      for (const auto& [n, slot] : consumers_[static_cast<std::size_t>(v)]) {
+        const ir::Node& node = graph_.nodes()[n];
+        if (const auto b = index_bound(graph_, node, slot)) {
+          bound = bound ? std::min(*bound, *b) : *b;
+        } else if (passes_elements(node.op, slot)) {
+          for (ValueId out : node.outputs) stack.push_back(out);
+        }
+      }
+    }
+    return bound;
+  }
+
+  const ir::Graph& graph_;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> consumers_;
+  std::vector<int> producer_;
+  std::vector<std::vector<DomainHint>> hints_;
+  std::vector<LeafInfo> leaves_;
+};
+
+// Draws one leaf's values; `scale` shrinks the unconstrained floating draws of later tries.
+Tensor draw_leaf(const LeafInfo& leaf, Generator& gen, double scale) {
+  const std::int64_t n = element_count(leaf.type.shape);
+  const Dtype dtype = leaf.type.dtype;
+  auto uniform = [&gen](double lo, double hi) { return lo + (hi - lo) * gen.uniform(); };
+  auto below = [&gen](std::int64_t bound) {
+    return static_cast<std::int64_t>(gen.uniform() * static_cast<double>(bound));
+  };
+  if (dtype == Dtype::Bool) {
+    std::vector<bool> v(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = gen.uniform() < 0.5;
+    return tensor(v).reshape(leaf.type.shape).clone();
+  }
+  if (is_integral(dtype)) {
+    std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+    const DomainKind kind = leaf.domain ? leaf.domain->kind : DomainKind::AwayFromZero;
+    for (auto& x : v) {
+      if (leaf.index_bound) {
+        x = *leaf.index_bound > 0 ? below(*leaf.index_bound) : 0;
+      } else if (kind == DomainKind::Above) {
+        x = 1 + below(3);  // log, sqrt of an integer
+      } else if (kind == DomainKind::Within && leaf.domain->bound <= 1.0) {
+        x = 0;  // asin, acos of an integer: 0 is the only one inside
+      } else if (leaf.pow_exponent) {
+        x = below(3);  // integers to negative powers are an error
+      } else if (leaf.pow_base) {
+        x = 1 + below(3);
+      } else {
+        x = (1 + below(3)) * (gen.uniform() < 0.5 ? -1 : 1);  // non-zero: divisors
+      }
+    }
+    return tensor(v).reshape(leaf.type.shape).to(dtype).clone();
+  }
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) {
+    if (!leaf.domain) {
+      x = uniform(-1.0, 1.0) * scale * leaf.weight_scale;
+      continue;
+    }
+    const DomainHint& h = *leaf.domain;
+    switch (h.kind) {
+      case DomainKind::Above:
+        x = uniform(0.5, 1.5) + std::max(h.bound, 0.0);
+        break;
+      case DomainKind::AwayFromZero:
+        x = (uniform(0.5, 1.5) + h.bound) * (gen.uniform() < 0.5 ? -1.0 : 1.0);
+        break;
+      case DomainKind::Below:
+        x = std::min(uniform(-1.0, 1.0) * scale, h.bound - 0.5);
+        break;
+      case DomainKind::Within:
+        x = uniform(-1.0, 1.0) * std::min(scale, 0.9 * h.bound);
+        break;
+      case DomainKind::AwayFromPole:
+        x = uniform(-1.0, 1.0) * scale;
+        break;
+    }
+  }
+  return tensor(v).reshape(leaf.type.shape).to(dtype).clone();
+}
+
+// The floating leaves' values in float64, as the search moves them, with Rprop's state.
+struct FloatLeaf {
+  std::size_t leaf;  // index into Context::leaves()
+  std::vector<double> x;
+  std::vector<double> step;
+  std::vector<signed char> last_sign;
+};
+
+void reset_steps(FloatLeaf& f) {
+  f.step.assign(f.x.size(), kInitialStep);
+  f.last_sign.assign(f.x.size(), 0);
+}
+
+FloatLeaf float_leaf(std::size_t index, const Tensor& value) {
+  FloatLeaf f{index, value.to_vector<double>(), {}, {}};
+  reset_steps(f);
+  return f;
+}
+
+Tensor to_tensor(const FloatLeaf& f, const LeafInfo& info) {
+  return from_blob(f.x.data(), info.type.shape, Dtype::Float64).to(info.type.dtype);
+}
+
+struct LossPass {
+  bool any_term = false;
+  // The first node with an active term, and the first with a non-finite output.
+  std::optional<std::size_t> first_term_node;
+  std::optional<std::size_t> first_nonfinite_node;
+  std::vector<std::vector<double>> gradients;  // per FloatLeaf
+  double loss = 0.0;
+  // Elements outside a hint's domain, beyond the magnitude bound, or not finite.
+  std::size_t violations = 0;
+};
+
+bool any_gradient(const LossPass& pass) {
+  for (const auto& g : pass.gradients) {
+    if (std::any_of(g.begin(), g.end(), [](double e) { return e != 0.0; })) return true;
+  }
+  return false;
+}
+
+// A copy of `t` with its non-finite elements replaced by zeros, and no history: downstream
+// nodes still run, and no gradient flows back into the node that failed.
+Tensor finite_copy(const Tensor& t) {
+  std::vector<double> v = t.to_vector<double>();
+  for (double& x : v) {
+    if (!std::isfinite(x)) x = 0.0;
+  }
+  return from_blob(v.data(), t.sizes(), Dtype::Float64).to(t.dtype());
+}
+
+// One float64 forward of the loss (hint penalties and magnitude penalties) and its gradient
+// with respect to the floating leaves.
+LossPass loss_pass(const Context& ctx, const std::vector<FloatLeaf>& floats,
+                   const ir::TensorMap& values, double bound) {
+  const ir::Graph& graph = ctx.graph();
+  std::vector<Tensor> vals(graph.values().size());
+  std::vector<Tensor> sources;
+  std::vector<Tensor> terms;
+  LossPass pass;
+  auto magnitude = [&](const Tensor& t) {
+    if (!t.is_floating_point() || t.numel() == 0) return false;
+    const std::vector<double> v = t.to_vector<double>();
+    const auto count = static_cast<std::size_t>(
+        std::count_if(v.begin(), v.end(), [bound](double x) { return std::fabs(x) > bound; }));
+    pass.violations += count;
+    const bool large = count > 0;
+    if (large) terms.push_back(sum(relu(abs(t) - bound)) * (1.0 / bound));
+    return large;
+  };
+  for (const LeafInfo& leaf : ctx.leaves()) {
+    vals[static_cast<std::size_t>(leaf.id)] = values.at(leaf.name);
+  }
+  for (const FloatLeaf& f : floats) {
+    const LeafInfo& leaf = ctx.leaves()[f.leaf];
+    Tensor t = from_blob(f.x.data(), leaf.type.shape, Dtype::Float64);
+    t.requires_grad_(true);
+    sources.push_back(t);
+    vals[static_cast<std::size_t>(leaf.id)] = t;
+    magnitude(t);  // no node to blame: a stuck search then draws every leaf again
+  }
+  const auto& nodes = graph.nodes();
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    const ir::Node& node = nodes[n];
+    std::vector<Tensor> inputs;
+    inputs.reserve(node.inputs.size());
+    for (ValueId id : node.inputs) inputs.push_back(vals[static_cast<std::size_t>(id)]);
+    bool active = false;
+    bool outside = false;
+    for (const DomainHint& hint : ctx.hints(n)) {
+      if (hint.input >= inputs.size()) continue;
+      const Tensor& x = inputs[hint.input];
+      if (!x.is_floating_point() || x.numel() == 0) continue;
+      const std::vector<double> v = x.to_vector<double>();
+      const auto outside_count = static_cast<std::size_t>(
+          std::count_if(v.begin(), v.end(), [&hint](double e) { return violates(hint, e); }));
+      pass.violations += outside_count;
+      if (outside_count > 0) {
+        active = true;
+        outside = true;
+        if (x.requires_grad()) terms.push_back(penalty(hint, x));
+      }
+    }
+    std::vector<Tensor> outputs;
+    const bool surrogate = straight_through(node.op) && inputs.size() == 1 &&
+                           inputs[0].is_floating_point() && inputs[0].requires_grad();
+    if (surrogate) {
+      outputs = ir::run_node(node, {inputs[0].detach()}, Dtype::Float64);
+      if (outputs.size() == 1 && outputs[0].is_floating_point() &&
+          outputs[0].sizes() == inputs[0].sizes()) {
+        outputs[0] = add(outputs[0], sub(inputs[0], inputs[0].detach()));
+      }
+    } else {
+      outputs = ir::run_node(node, inputs, Dtype::Float64);
+    }
+    for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
+      Tensor out = outputs[k];
+      if (out.is_floating_point() && out.dtype() != Dtype::Float64) out = out.to(Dtype::Float64);
+      if (!all_finite(out)) {
+        if (!pass.first_nonfinite_node) pass.first_nonfinite_node = n;
+        ++pass.violations;
+        out = finite_copy(out);
+      } else if (outside) {
+        // Finite, but at or near a singular point (sqrt at 0): its backward would turn the
+        // downstream terms' gradients into NaN. The node's own term moves its inputs.
+        out = out.detach();
+      } else if (magnitude(out)) {
+        active = true;
+      }
+      vals[static_cast<std::size_t>(node.outputs[k])] = out;
+    }
+    if (active && !pass.first_term_node) pass.first_term_node = n;
+  }
+  pass.any_term = !terms.empty();
+  pass.gradients.resize(floats.size());
+  if (!pass.any_term) return pass;
+  Tensor loss = terms[0];
+  for (std::size_t i = 1; i < terms.size(); ++i) loss = add(loss, terms[i]);
+  pass.loss = loss.item();
+  const std::vector<Tensor> grads = autograd::grad({loss}, sources, {}, false, false, true);
+  for (std::size_t i = 0; i < floats.size(); ++i) {
+    if (!grads[i].defined()) {
+      pass.gradients[i].assign(floats[i].x.size(), 0.0);
+      continue;
+    }
+    pass.gradients[i] = grads[i].to_vector<double>();
+    for (double& g : pass.gradients[i]) {
+      if (!std::isfinite(g)) g = 0.0;  // a singular backward upstream: no direction
+    }
+  }
+  return pass;
+}
+
+// One Rprop step; returns how many elements moved.
+std::size_t rprop_step(std::vector<FloatLeaf>& floats, const LossPass& pass) {
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < floats.size(); ++i) {
+    FloatLeaf& f = floats[i];
+    for (std::size_t e = 0; e < f.x.size(); ++e) {
+      const double g = pass.gradients[i][e];
+      if (g == 0.0) continue;
+      const signed char s = g > 0 ? 1 : -1;
+      if (s == f.last_sign[e]) {
+        f.step[e] = std::min(f.step[e] * 1.2, kMaxStep);
+      } else if (f.last_sign[e] != 0) {
+        f.step[e] = std::max(f.step[e] * 0.5, kMinStep);
+      }
+      f.last_sign[e] = s;
+      f.x[e] -= s * f.step[e];
+      ++moved;
+    }
+  }
+  return moved;
+}
+
+// What is not finite in `run` ("" when everything is); sets the check's failing node.
+std::string problem_text(const ir::Graph& graph, const ir::GradientExecution& run, Dtype dtype,
+                         FiniteCheck& check) {
+  const std::string in = std::string(" in ") + dtype_name(dtype);
+  const auto& nodes = graph.nodes();
+  for (std::size_t n = 0; n < nodes.size() && !check.failing_node; ++n) {
+    for (std::size_t k = 0; k < nodes[n].outputs.size(); ++k) {
+      const Tensor& v = run.forward.values[static_cast<std::size_t>(nodes[n].outputs[k])];
+      if (!all_finite(v)) {
+        check.failing_node = n;
+        check.problem =
+            ir::node_label(graph, n) + ": output " + std::to_string(k) + " is not finite" + in;
+        break;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < run.forward.outputs.size(); ++i) {
+    if (!all_finite(run.forward.outputs[i])) {
+      return check.problem.empty() ? "output " + std::to_string(i) + " is not finite" + in
+                                   : check.problem;
+    }
+  }
+  for (const auto& [name, g] : run.gradients) {
+    if (!all_finite(g)) {
+      std::string text = "gradient of '" + name + "' is not finite" + in;
+      if (!check.problem.empty()) text += " (" + check.problem + ")";
+      return text;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<DomainHint> domain_hints(const ir::Graph& graph, const ir::Node& node) {
+  using K = DomainKind;
+  switch (node.op) {
+    case OpKind::Log:
+    case OpKind::Log2:
+    case OpKind::Rsqrt:
+      return {{0, K::Above, 1e-3}};
+    case OpKind::Sqrt:
+      return {{0, K::Above, 1e-4}};  // the gradient is infinite at 0
+    case OpKind::Reciprocal:
+      return {{0, K::AwayFromZero, 1e-2}};
+    case OpKind::Tan:
+      return {{0, K::AwayFromPole, 0.1}};
+    case OpKind::Asin:
+    case OpKind::Acos:
+      return {{0, K::Within, 0.95}};  // the gradient is infinite at ±1
+    case OpKind::Exp:
+      return {{0, K::Below, 10.0}};
+    case OpKind::Sinh:
+    case OpKind::Cosh:
+      return {{0, K::Within, 10.0}};
+    case OpKind::Div:
+      return {{1, K::AwayFromZero, 1e-2}};
+    case OpKind::Pow: {
+      // A floating exponent needs a positive base (and log(base) for its own gradient); an
+      // integral one may be negative, so the base must not be zero.
+      const bool floating_exponent =
+          node.inputs.size() > 1 && is_floating(graph.type(node.inputs[1]).dtype);
+      if (floating_exponent) return {{0, K::Above, 1e-2}, {1, K::Within, 4.0}};
+      return {{0, K::AwayFromZero, 1e-2}};
+    }
+    case OpKind::BatchNorm:
+      return {{4, K::Above, 1e-2}};  // running_var, when given
+    // Finite wherever their inputs are (the magnitude bound covers overflow).
+    case OpKind::Neg:
+    case OpKind::Abs:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::Atan:
+    case OpKind::Tanh:
+    case OpKind::Erf:
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Round:
+    case OpKind::Sign:
+    case OpKind::Sigmoid:
+    case OpKind::Relu:
+    case OpKind::LeakyRelu:
+    case OpKind::Elu:
+    case OpKind::Gelu:
+    case OpKind::Silu:
+    case OpKind::Softplus:
+    case OpKind::Hardtanh:
+    case OpKind::Clamp:
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Maximum:
+    case OpKind::Minimum:
+    case OpKind::Eq:
+    case OpKind::Ne:
+    case OpKind::Lt:
+    case OpKind::Le:
+    case OpKind::Gt:
+    case OpKind::Ge:
+    case OpKind::LogicalAnd:
+    case OpKind::LogicalOr:
+    case OpKind::LogicalXor:
+    case OpKind::LogicalNot:
+    case OpKind::Where:
+    case OpKind::Sum:
+    case OpKind::Mean:
+    case OpKind::Prod:
+    case OpKind::Max:
+    case OpKind::Min:
+    case OpKind::Argmax:
+    case OpKind::Argmin:
+    case OpKind::Var:
+    case OpKind::Std:
+    case OpKind::Logsumexp:
+    case OpKind::Softmax:
+    case OpKind::LogSoftmax:
+    case OpKind::Matmul:
+    case OpKind::Mm:
+    case OpKind::Bmm:
+    case OpKind::Linear:
+    case OpKind::Addmm:
+    case OpKind::Conv1d:
+    case OpKind::Conv2d:
+    case OpKind::MaxPool1d:
+    case OpKind::MaxPool2d:
+    case OpKind::AvgPool1d:
+    case OpKind::AvgPool2d:
+    case OpKind::AdaptiveAvgPool2d:
+    case OpKind::LayerNorm:
+    case OpKind::Dropout:
+    case OpKind::Embedding:
+    case OpKind::Reshape:
+    case OpKind::Flatten:
+    case OpKind::Squeeze:
+    case OpKind::Unsqueeze:
+    case OpKind::Transpose:
+    case OpKind::Permute:
+    case OpKind::Expand:
+    case OpKind::Slice:
+    case OpKind::Select:
+    case OpKind::Cat:
+    case OpKind::Stack:
+    case OpKind::Split:
+    case OpKind::Chunk:
+    case OpKind::Pad:
+    case OpKind::Tril:
+    case OpKind::Triu:
+    case OpKind::Gather:
+    case OpKind::IndexSelect:
+    case OpKind::Interpolate:
+    case OpKind::Cast:
+      return {};
+  }
+  throw Error("domain_hints: unknown op kind " + std::to_string(static_cast<int>(node.op)));
+}
+
+std::vector<Tensor> random_cotangents(const ir::Graph& graph, std::uint64_t seed) {
+  Generator gen(seed);
+  std::vector<Tensor> result;
+  for (ValueId id : graph.outputs()) {
+    const ir::TensorType& type = graph.type(id);
+    if (!is_floating(type.dtype)) {
+      result.push_back(zeros(type.shape, dtype(type.dtype)));
+      continue;
+    }
+    std::vector<double> v(static_cast<std::size_t>(element_count(type.shape)));
+    for (double& x : v) x = static_cast<double>(static_cast<float>(2.0 * gen.uniform() - 1.0));
+    result.push_back(from_blob(v.data(), type.shape, Dtype::Float64).to(type.dtype));
+  }
+  return result;
+}
+
+ir::TensorMap initial_values(const ir::Graph& graph, std::uint64_t seed) {
+  const Context ctx(graph);
+  Generator gen(seed);
+  ir::TensorMap values;
+  for (const LeafInfo& leaf : ctx.leaves()) values[leaf.name] = draw_leaf(leaf, gen, 1.0);
+  return values;
+}
+
+FiniteCheck check_finite(const ir::Graph& graph, const ir::TensorMap& values,
+                         const std::vector<Tensor>& cotangents) {
+  FiniteCheck check;
+  for (Dtype dtype : {Dtype::Float32, Dtype::Float64}) {
+    ir::ExecutionOptions options;
+    options.floating_dtype = dtype;
+    options.keep_values = true;
+    try {
+      const ir::GradientExecution run =
+          ir::execute_with_gradients(graph, values, cotangents, options);
+      std::string problem = problem_text(graph, run, dtype, check);
+      if (!problem.empty()) {
+        check.problem = std::move(problem);
+        return check;
+      }
+    } catch (const std::exception& e) {
+      check.problem = std::string("engine error in ") + dtype_name(dtype) + ": " + e.what();
+      return check;
+    }
+  }
+  check.finite = true;
+  check.problem.clear();
+  check.failing_node.reset();
+  return check;
+}
+
+ValueSearchResult search_values(const ir::Graph& graph, const ValueSearchOptions& options) {
+  const Context ctx(graph);
+  const std::vector<Tensor> cotangents =
+      options.cotangents.empty() ? random_cotangents(graph, options.seed ^ kCotangentSalt)
+                                 : options.cotangents;
+  Generator gen(options.seed);
+  ValueSearchResult result;
+  for (const LeafInfo& leaf : ctx.leaves()) result.values[leaf.name] = draw_leaf(leaf, gen, 1.0);
+
+  auto check = [&]() {
+    ++result.checks;
+    return check_finite(graph, result.values, cotangents);
+  };
+  FiniteCheck last = check();
+  if (last.finite) {
+    result.finite = true;
+    return result;
+  }
+
+  std::vector<FloatLeaf> floats;
+  auto load_floats = [&]() {
+    floats.clear();
+    for (std::size_t i = 0; i < ctx.leaves().size(); ++i) {
+      const LeafInfo& leaf = ctx.leaves()[i];
+      if (is_floating(leaf.type.dtype)) floats.push_back(float_leaf(i, result.values[leaf.name]));
+    }
+  };
+  auto store_floats = [&]() {
+    for (const FloatLeaf& f : floats) {
+      const LeafInfo& leaf = ctx.leaves()[f.leaf];
+      result.values[leaf.name] = to_tensor(f, leaf);
+    }
+  };
+  load_floats();
+
+  int round_steps = 0;
+  int since_progress = 0;
+  std::size_t fewest_violations = SIZE_MAX;
+  while (true) {
+    std::optional<std::size_t> stuck_at;
+    bool stuck = false;
+    bool checked = false;
+    std::string problem;
+    if (result.iterations >= options.max_iterations) {
+      result.reason = "no finite values within " + std::to_string(options.max_iterations) +
+                      " steps and " + std::to_string(result.resamples) +
+                      " resamples: " + last.problem;
+      return result;
+    }
+    LossPass pass;
+    try {
+      pass = loss_pass(ctx, floats, result.values, options.magnitude_bound);
+    } catch (const std::exception& e) {
+      stuck = true;
+      problem = e.what();
+    }
+    if (!stuck && !pass.any_term) {
+      // Every hint holds and every value is in bounds: the real check decides.
+      last = check();
+      checked = true;
+      if (last.finite) {
+        result.finite = true;
+        return result;
+      }
+      stuck = true;
+      stuck_at = last.failing_node ? last.failing_node : pass.first_nonfinite_node;
+    } else if (!stuck) {
+      const std::size_t moved = rprop_step(floats, pass);
+      store_floats();
+      ++result.iterations;
+      ++round_steps;
+      if (pass.violations < fewest_violations) {
+        fewest_violations = pass.violations;
+        since_progress = 0;
+      } else {
+        ++since_progress;
+      }
+      if (moved == 0 || round_steps >= options.steps_per_round || since_progress >= kPatience) {
+        stuck = true;
+        stuck_at = pass.first_term_node ? pass.first_term_node : pass.first_nonfinite_node;
+      }
+    }
+    if (!stuck) continue;
+
+    // The hints can be stricter than finiteness needs: look before drawing again.
+    if (!checked) {
+      last = check();
+      if (last.finite) {
+        result.finite = true;
+        return result;
+      }
+    }
+    if (result.resamples >= options.max_resamples) {
+      result.reason = "no finite values after " + std::to_string(result.resamples) +
+                      " resamples and " + std::to_string(result.iterations) +
+                      " steps: " + (problem.empty() ? last.problem : problem);
+      return result;
+    }
+    ++result.resamples;
+    if (any_gradient(pass)) {
+      // Draw again only the elements the failing terms depend on: a domain on the far side
+      // of a pole (sqrt(tanh(1 / y)) needs y > 0) is out of the gradient's reach, and a fresh
+      // draw lands there with some chance per element; redrawing whole leaves would undo the
+      // elements already inside.
+      for (std::size_t i = 0; i < floats.size(); ++i) {
+        const std::vector<double>& g = pass.gradients[i];
+        if (std::all_of(g.begin(), g.end(), [](double e) { return e == 0.0; })) continue;
+        const std::vector<double> fresh =
+            draw_leaf(ctx.leaves()[floats[i].leaf], gen, 1.0).to_vector<double>();
+        for (std::size_t e = 0; e < g.size(); ++e) {
+          if (g[e] != 0.0) floats[i].x[e] = fresh[e];
+        }
+      }
+      store_floats();
+    } else {
+      // Every leaf behind the failing node, smaller each time: overflow is the commonest
+      // failure the hints do not name.
+      const double scale = std::pow(0.5, result.resamples);
+      const std::vector<bool> targets =
+          stuck_at ? ctx.ancestors(*stuck_at) : std::vector<bool>(ctx.leaves().size(), true);
+      for (std::size_t i = 0; i < ctx.leaves().size(); ++i) {
+        if (targets[i]) {
+          result.values[ctx.leaves()[i].name] = draw_leaf(ctx.leaves()[i], gen, scale);
+        }
+      }
+    }
+    load_floats();
+    round_steps = 0;
+    since_progress = 0;
+    fewest_violations = SIZE_MAX;
+    last = check();
+    if (last.finite) {
+      result.finite = true;
+      return result;
+    }
+  }
+}
+
+}  // namespace weft::gen
