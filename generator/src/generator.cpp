@@ -263,8 +263,17 @@ class Build {
         std::uniform_int_distribution<std::size_t>(0, placeholders_.size() - 1)(rng_);
     const Candidate target = placeholders_[which];
     const OpSpec& spec = gen::spec(pick(ops_));
-    Plan p = plan(spec, /*allow_bound=*/false);
     if (!(spec.dtypes & dtype_class(target.dtype))) return false;
+    Plan p = plan(spec, /*allow_bound=*/false);
+    // Most ops keep their data input's rank: giving fresh data inputs the target's rank makes
+    // the draws (which imitate the target's dims) hit it without Z3 most of the time.
+    for (std::size_t i = 0; i < p.decls.size(); ++i) {
+      const InputDecl& d = *p.decls[i];
+      const int rank = static_cast<int>(target.shape.size());
+      if (d.role == InputRole::Data && rank >= d.min_rank && rank <= d.max_rank && chance(0.75)) {
+        p.bindings[i].rank = rank;
+      }
+    }
     p.data_dtype = target.dtype;
     const auto result = solver_.run(spec, p.bindings, rng_, attempt_bounds(),
                                     options_.samples_per_attempt, /*use_z3=*/true, {target.shape});

@@ -35,7 +35,7 @@ struct GeneratorOptions {
   // attributes far from the usual. 0 turns them off.
   double edge_rate = 0.05;
   // Random draws per insertion attempt before Z3 is asked, and Z3's budget per check.
-  int samples_per_attempt = 8;
+  int samples_per_attempt = 32;
   unsigned z3_timeout_ms = 100;
   // Insertion attempts per requested node before generation gives up (it then returns the
   // graph it has, with fewer nodes).
