@@ -12,12 +12,12 @@
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ir/tracer.h"
+#include "weft/memory.h"
 #include "weft/ops.h"
 
 namespace weft {
 
 namespace {
-constexpr std::size_t kAlignment = 64;  // one cache line, enough for AVX-512
 
 const TensorImpl& checked(const std::shared_ptr<TensorImpl>& impl) {
   if (!impl) throw Error("the tensor is undefined (default-constructed)");
@@ -48,14 +48,11 @@ Storage::Storage(std::size_t nbytes, Device device) : nbytes_(nbytes), device_(d
   if (device.type != DeviceType::CPU) {
     throw Error("weft's engine allocates on the CPU only; got device " + device.str());
   }
-  const std::size_t rounded =
-      (std::max<std::size_t>(nbytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  data_ = std::aligned_alloc(kAlignment, rounded);
-  if (!data_) throw Error("out of memory allocating " + std::to_string(nbytes) + " bytes");
+  data_ = memory::allocate(nbytes);
 }
 
 Storage::~Storage() {
-  std::free(data_);
+  memory::release(data_, nbytes_);
 }
 
 // ---- metadata ----

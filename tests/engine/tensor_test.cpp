@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "weft/error.h"
+#include "weft/memory.h"
 #include "weft/ops.h"
 
 namespace weft {
@@ -165,6 +166,35 @@ TEST(Tensor, UndefinedTensorGivesClearError) {
   Tensor t;
   EXPECT_FALSE(t.defined());
   EXPECT_THROW(t.sizes(), Error);
+}
+
+}  // namespace
+}  // namespace weft
+
+namespace weft {
+namespace {
+
+TEST(Memory, FreedStorageIsReusedAndTheCacheEmpties) {
+  empty_cache();
+  EXPECT_EQ(cached_bytes(), 0u);
+  const void* first = nullptr;
+  {
+    Tensor big = zeros({256, 256});  // 256 KiB: cached when freed
+    first = big.raw_data();
+  }
+  EXPECT_GE(cached_bytes(), 256u * 256u * 4u);
+  Tensor again = ones({256, 256});  // the same size comes back from the cache, initialised
+  EXPECT_EQ(again.raw_data(), first);
+  EXPECT_EQ(again.sum().item<double>(), 256.0 * 256.0);
+  EXPECT_EQ(cached_bytes(), 0u);
+  {
+    Tensor small = zeros({16});  // small blocks are left to malloc
+  }
+  EXPECT_EQ(cached_bytes(), 0u);
+  { Tensor big = zeros({512, 512}); }
+  EXPECT_GT(cached_bytes(), 0u);
+  empty_cache();
+  EXPECT_EQ(cached_bytes(), 0u);
 }
 
 }  // namespace
