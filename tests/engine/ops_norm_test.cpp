@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "expect_error.h"
+#include "expect_values.h"
 #include "gradcheck.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -336,6 +337,60 @@ TEST(NormTest, EmbeddingRejectsBadArguments) {
                "Padding_idx must be within num_embeddings");
   expect_error([&] { embedding(tensor(std::vector<std::int64_t>{0}), weight, -5); },
                "Padding_idx must be within num_embeddings");
+}
+
+}  // namespace
+}  // namespace weft
+
+namespace weft {
+namespace {
+
+// The fused kernels and the op-composed backward (taken when create_graph records a double
+// backward) give the same first derivatives, in training and in eval.
+TEST(BatchNorm, CreateGraphGradientMatchesTheFusedKernel) {
+  for (bool training : {true, false}) {
+    Tensor x = testing::random_tensor({3, 4, 5}, 11, -2, 2);
+    Tensor w = testing::random_tensor({4}, 12, 0.5, 1.5);
+    Tensor b = testing::random_tensor({4}, 13);
+    for (Tensor* t : {&x, &w, &b}) t->requires_grad_(true);
+    const Tensor rm = testing::random_tensor({4}, 14), rv = testing::random_tensor({4}, 15, 0.5, 2);
+    const Tensor cotangent = testing::random_tensor({3, 4, 5}, 16);
+    auto loss = [&] {
+      return sum(mul(batch_norm(x, rm.clone(), rv.clone(), w, b, training, 0.1, 1e-5), cotangent));
+    };
+    const auto fused = autograd::grad({loss()}, {x, w, b});
+    const auto composite = autograd::grad({loss()}, {x, w, b}, {}, false, /*create_graph=*/true);
+    for (std::size_t i = 0; i < 3; ++i) {
+      testing::expect_values(composite[i], fused[i].to_vector<double>(), 1e-12, "create_graph");
+    }
+  }
+}
+
+// Second derivatives through batch_norm: d/dx of sum(grad_x ⊙ v) against central differences.
+TEST(BatchNorm, DoubleBackwardMatchesFiniteDifferences) {
+  const Tensor x0 = testing::random_tensor({2, 3, 4}, 21, -2, 2);
+  const Tensor w = testing::random_tensor({3}, 22, 0.5, 1.5);
+  const Tensor cotangent = testing::random_tensor({2, 3, 4}, 23);
+  const Tensor v = testing::random_tensor({2, 3, 4}, 24);
+  auto first_order = [&](const Tensor& x) {
+    Tensor xi = x.detach().clone();
+    xi.requires_grad_(true);
+    const Tensor y = batch_norm(xi, Tensor(), Tensor(), w, Tensor(), true, 0.1, 1e-5);
+    const Tensor gx = autograd::grad({sum(mul(y, cotangent))}, {xi}, {}, true, true)[0];
+    return std::make_pair(xi, sum(mul(gx, v)));
+  };
+  auto [x, s] = first_order(x0);
+  const auto analytic = autograd::grad({s}, {x})[0].to_vector<double>();
+  const double eps = 1e-6;
+  auto flat = x0.to_vector<double>();
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    auto plus = flat, minus = flat;
+    plus[i] += eps;
+    minus[i] -= eps;
+    const double fp = first_order(tensor(plus, x0.sizes())).second.item<double>();
+    const double fm = first_order(tensor(minus, x0.sizes())).second.item<double>();
+    EXPECT_NEAR(analytic[i], (fp - fm) / (2 * eps), 1e-5) << "element " << i;
+  }
 }
 
 }  // namespace

@@ -1,15 +1,19 @@
-// Normalization, dropout and embedding. batch_norm and layer_norm are compositions of engine
-// ops (mean, sub, mul, rsqrt), so their gradients — and double gradients — come from autograd;
+// Normalization, dropout and embedding. batch_norm is fused (statistics, normalization and a
+// closed-form backward in a few passes; engine ops when a double backward is recorded);
+// layer_norm is a composition of engine ops, so its gradients come from autograd;
 // dropout multiplies by a fixed noise tensor; embedding is an index map (see index.cpp).
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <sstream>
 #include <string>
 
+#include "kernels/dispatch.h"
 #include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
+#include "weft/parallel.h"
 
 namespace weft {
 
@@ -52,6 +56,134 @@ const char* legacy_type_name(Dtype d) {
   return "torch.Tensor";
 }
 
+// Per-channel mean and biased variance of x as [N, C, S], accumulated in double (two passes:
+// the mean, then the squared deviations, which is exact enough where one pass is not).
+template <typename T>
+void channel_stats(const T* x, std::int64_t n, std::int64_t channels, std::int64_t spatial,
+                   double* mean, double* var) {
+  const double count = static_cast<double>(n * spatial);
+  parallel_for(0, channels, 1, [&](std::int64_t c0, std::int64_t c1) {
+    for (std::int64_t c = c0; c < c1; ++c) {
+      double total = 0.0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const T* row = x + (i * channels + c) * spatial;
+        for (std::int64_t s = 0; s < spatial; ++s) total += row[s];
+      }
+      const double mu = count > 0 ? total / count : NAN;
+      double squares = 0.0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const T* row = x + (i * channels + c) * spatial;
+        for (std::int64_t s = 0; s < spatial; ++s) {
+          const double d = row[s] - mu;
+          squares += d * d;
+        }
+      }
+      mean[c] = mu;
+      var[c] = count > 0 ? squares / count : NAN;
+    }
+  });
+}
+
+// out = (x - mean) * invstd * weight + bias, as one multiply-add per element.
+template <typename T>
+void normalize_channels(const T* x, T* out, std::int64_t n, std::int64_t channels,
+                        std::int64_t spatial, const double* mean, const double* invstd,
+                        const double* weight, const double* bias) {
+  parallel_for(0, n * channels,
+               std::max<std::int64_t>(1, 32768 / std::max<std::int64_t>(spatial, 1)),
+               [&](std::int64_t r0, std::int64_t r1) {
+                 for (std::int64_t r = r0; r < r1; ++r) {
+                   const std::int64_t c = r % channels;
+                   const double scale = invstd[c] * (weight ? weight[c] : 1.0);
+                   const T a = static_cast<T>(scale);
+                   const T b = static_cast<T>((bias ? bias[c] : 0.0) - mean[c] * scale);
+                   const T* in = x + r * spatial;
+                   T* o = out + r * spatial;
+                   for (std::int64_t s = 0; s < spatial; ++s) o[s] = in[s] * a + b;
+                 }
+               });
+}
+
+// d(batch_norm)/d(x, weight, bias). Training: dx = w·invstd·(dy − mean(dy) − x̂·mean(dy·x̂));
+// eval: dx = w·invstd·dy. dweight = Σ dy·x̂, dbias = Σ dy. Fused kernels normally; engine ops
+// when a double backward is being recorded (create_graph), so that it stays differentiable.
+std::vector<Tensor> batch_norm_backward(const Tensor& dy0, const Tensor& x, const Tensor& mean_t,
+                                        const Tensor& invstd_t, const Tensor& weight, bool training,
+                                        bool has_weight, bool has_bias, double eps) {
+  const std::int64_t channels = x.size(1);
+  Shape channel_shape(static_cast<std::size_t>(x.dim()), 1);
+  channel_shape[1] = channels;
+  std::vector<std::int64_t> dims{0};
+  for (std::int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  std::vector<Tensor> grads;
+  if (autograd::grad_enabled()) {
+    // Differentiable form: x̂ recomputed from x with ops.
+    const Tensor mu = training ? mean(x, dims, true) : mean_t.to(x.dtype()).reshape(channel_shape);
+    const Tensor centered = x - mu;
+    const Tensor invstd = training ? rsqrt(mean(centered * centered, dims, true) + eps)
+                                   : invstd_t.to(x.dtype()).reshape(channel_shape);
+    const Tensor xhat = centered * invstd;
+    const Tensor scale = has_weight ? invstd * weight.reshape(channel_shape) : invstd;
+    Tensor dx;
+    if (training) {
+      dx = scale * (dy0 - mean(dy0, dims, true) - xhat * mean(dy0 * xhat, dims, true));
+    } else {
+      dx = scale * dy0;
+    }
+    grads.push_back(dx);
+    if (has_weight) grads.push_back(sum(dy0 * xhat, dims).to(weight.dtype()));
+    if (has_bias) grads.push_back(sum(dy0, dims).to(x.dtype()));
+    return grads;
+  }
+  const Tensor dy = dy0.contiguous();
+  const Tensor xc = x.contiguous();
+  const std::int64_t n = x.size(0);
+  const std::int64_t spatial = channels > 0 && n > 0 ? x.numel() / (n * channels) : 0;
+  const double count = static_cast<double>(n * spatial);
+  Tensor sum_dy = empty({channels}, dtype(Dtype::Float64));
+  Tensor sum_dy_xhat = empty({channels}, dtype(Dtype::Float64));
+  Tensor dx = empty(x.sizes(), dtype(x.dtype()));
+  const Tensor w = has_weight ? weight.detach().to(Dtype::Float64).contiguous() : Tensor();
+  kernels::dispatch_floating(x.dtype(), "batch_norm_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xd = xc.data<T>();
+    const T* gd = dy.data<T>();
+    T* dxd = dx.data<T>();
+    const double* mu = mean_t.data<double>();
+    const double* invstd = invstd_t.data<double>();
+    double* sdy = sum_dy.data<double>();
+    double* sdyx = sum_dy_xhat.data<double>();
+    parallel_for(0, channels, 1, [&](std::int64_t c0, std::int64_t c1) {
+      for (std::int64_t c = c0; c < c1; ++c) {
+        double a = 0.0, b = 0.0;
+        for (std::int64_t i = 0; i < n; ++i) {
+          const std::int64_t base = (i * channels + c) * spatial;
+          for (std::int64_t s = 0; s < spatial; ++s) {
+            a += gd[base + s];
+            b += gd[base + s] * (xd[base + s] - mu[c]);
+          }
+        }
+        sdy[c] = a;
+        sdyx[c] = b * invstd[c];
+        const double scale = invstd[c] * (w.defined() ? w.data<double>()[c] : 1.0);
+        const double mean_dy = training && count > 0 ? a / count : 0.0;
+        const double k = training && count > 0 ? sdyx[c] / count * invstd[c] : 0.0;
+        for (std::int64_t i = 0; i < n; ++i) {
+          const std::int64_t base = (i * channels + c) * spatial;
+          for (std::int64_t s = 0; s < spatial; ++s) {
+            dxd[base + s] =
+                static_cast<T>(scale * (gd[base + s] - mean_dy - (xd[base + s] - mu[c]) * k));
+          }
+        }
+      }
+    });
+  });
+  grads.push_back(dx);
+  if (has_weight) grads.push_back(sum_dy_xhat.to(weight.dtype()).reshape(weight.sizes()));
+  if (has_bias) grads.push_back(sum_dy.to(x.dtype()).reshape({channels}));
+  return grads;
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
@@ -84,41 +216,65 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                 " must be defined in evaluation mode");
   }
 
-  std::vector<std::int64_t> dims{0};
-  Shape channel_shape(static_cast<std::size_t>(x.dim()), 1);
-  channel_shape[1] = channels;
-  for (std::int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
-  const std::int64_t count = x.numel() / std::max<std::int64_t>(channels, 1);
-
-  Tensor out;
+  // x viewed as [N, C, S]: one fused pass for the statistics, one for the output, and a
+  // closed-form backward (two passes) instead of a dozen broadcasting ops each way.
+  const Tensor xc = x.contiguous();
+  const std::int64_t n = x.size(0);
+  const std::int64_t spatial = channels > 0 && n > 0 ? x.numel() / (n * channels) : 0;
+  const std::int64_t count = n * spatial;
+  Tensor mean_t, invstd_t;  // float64 [C]
   if (training) {
-    // Normalize with the batch statistics (biased variance).
-    const Tensor mu = mean(x, dims, /*keepdim=*/true);
-    const Tensor centered = x - mu;
-    const Tensor square_sum = sum(centered * centered, dims, /*keepdim=*/true);
-    const Tensor variance = square_sum / static_cast<double>(count);
-    out = centered * rsqrt(variance + eps);
+    mean_t = empty({channels}, dtype(Dtype::Float64));
+    Tensor var_t = empty({channels}, dtype(Dtype::Float64));
+    kernels::dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      channel_stats<T>(xc.data<T>(), n, channels, spatial, mean_t.data<double>(),
+                       var_t.data<double>());
+    });
+    const double* var = var_t.data<double>();
+    invstd_t = empty({channels}, dtype(Dtype::Float64));
+    for (std::int64_t c = 0; c < channels; ++c) {
+      invstd_t.data<double>()[c] = 1.0 / std::sqrt(var[c] + eps);
+    }
     // The running statistics use the unbiased variance and carry no history.
     autograd::NoGradGuard guard;
     if (running_mean.defined()) {
       Tensor target = running_mean;
-      target.copy_(momentum * mu.reshape(running_mean.sizes()) +
-                   (1.0 - momentum) * running_mean.to(x.dtype()));
+      target.copy_(momentum * mean_t.to(running_mean.dtype()).reshape(running_mean.sizes()) +
+                   (1.0 - momentum) * running_mean);
     }
     if (running_var.defined()) {
       Tensor target = running_var;
-      const Tensor unbiased = square_sum / static_cast<double>(count - 1);
-      target.copy_(momentum * unbiased.reshape(running_var.sizes()) +
-                   (1.0 - momentum) * running_var.to(x.dtype()));
+      const double unbias = count > 1 ? static_cast<double>(count) / (count - 1) : NAN;
+      target.copy_(momentum *
+                       (var_t * unbias).to(running_var.dtype()).reshape(running_var.sizes()) +
+                   (1.0 - momentum) * running_var);
     }
   } else {
     // Running statistics are constants: PyTorch gives them no gradient.
-    const Tensor mu = running_mean.detach().to(x.dtype()).reshape(channel_shape);
-    const Tensor variance = running_var.detach().to(x.dtype()).reshape(channel_shape);
-    out = (x - mu) * rsqrt(variance + eps);
+    mean_t = running_mean.detach().to(Dtype::Float64).contiguous().reshape({channels});
+    invstd_t = rsqrt(running_var.detach().to(Dtype::Float64).reshape({channels}) + eps);
   }
-  if (weight.defined()) out = out * weight.reshape(channel_shape);
-  if (bias.defined()) out = out + bias.reshape(channel_shape);
+  Tensor out = empty(x.sizes(), dtype(x.dtype()));
+  kernels::dispatch_floating(x.dtype(), "batch_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Tensor w = weight.defined() ? weight.detach().to(Dtype::Float64).contiguous() : Tensor();
+    const Tensor b = bias.defined() ? bias.detach().to(Dtype::Float64).contiguous() : Tensor();
+    normalize_channels<T>(xc.data<T>(), out.data<T>(), n, channels, spatial, mean_t.data<double>(),
+                          invstd_t.data<double>(), w.defined() ? w.data<double>() : nullptr,
+                          b.defined() ? b.data<double>() : nullptr);
+  });
+  std::vector<Tensor> inputs{x};
+  if (weight.defined()) inputs.push_back(weight);
+  if (bias.defined()) inputs.push_back(bias);
+  const bool has_weight = weight.defined(), has_bias = bias.defined();
+  autograd::record_function(
+      "NativeBatchNormBackward0", inputs, {out}, {x, mean_t, invstd_t, weight},
+      [training, has_weight, has_bias, eps](const std::vector<Tensor>& g,
+                                            const std::vector<Tensor>& saved) {
+        return batch_norm_backward(g[0], saved[0], saved[1], saved[2], saved[3], training,
+                                   has_weight, has_bias, eps);
+      });
   return out;
 }
 
