@@ -275,8 +275,11 @@ class Build {
       }
     }
     p.data_dtype = target.dtype;
+    // Z3 makes shape-changing ops reach the target; asking it on every backward attempt would
+    // be most of the generation time, so half of them settle for what sampling finds.
+    const bool use_z3 = chance(options_.backward_z3_rate);
     const auto result = solver_.run(spec, p.bindings, rng_, attempt_bounds(),
-                                    options_.samples_per_attempt, /*use_z3=*/true, {target.shape});
+                                    options_.samples_per_attempt, use_z3, {target.shape});
     if (!result || result->output_shapes.size() != 1) return false;
     // The op must give the placeholder's dtype from inputs of that dtype.
     std::vector<Dtype> probe;
@@ -363,6 +366,13 @@ GeneratedCase generate_case(Generator& generator, const CaseOptions& options) {
     result.generation_seconds += generated.stats.seconds;
     ValueSearchOptions search = options.search;
     search.seed = attempt.seed;
+    if (k < options.max_regenerations) {
+      // A model whose values resist a short search is usually one without finite values at
+      // all (log of a value that is never positive): a fresh model is cheaper than the full
+      // budget. The last attempt gets the whole search.
+      search.max_iterations = std::min(search.max_iterations, 30);
+      search.max_resamples = std::min(search.max_resamples, 3);
+    }
     const auto start = std::chrono::steady_clock::now();
     ValueSearchResult values = search_values(generated.graph, search);
     result.search_seconds +=

@@ -36,6 +36,8 @@ struct GeneratorOptions {
   double edge_rate = 0.05;
   // Random draws per insertion attempt before Z3 is asked, and Z3's budget per check.
   int samples_per_attempt = 32;
+  // Share of backward insertion attempts that call Z3 when sampling fails (forward ones always do).
+  double backward_z3_rate = 0.5;
   unsigned z3_timeout_ms = 100;
   // Insertion attempts per requested node before generation gives up (it then returns the
   // graph it has, with fewer nodes).
