@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/dispatch.h"
 #include "kernels/elementwise.h"
 #include "traced.h"
 #include "weft/autograd.h"
@@ -50,7 +51,16 @@ Tensor relu(const Tensor& x) {
                                     [](T v) { return v > T(0) || v != v ? v : T(0); });
   });
   autograd::record_function("ReluBackward0", {x}, {out}, {out}, [](const Grads& g, const Saved& s) {
-    return Grads{where(gt(s[0], wrapped_scalar(0.0)), g[0], zeros_like(g[0]))};
+    if (autograd::grad_enabled() || g[0].dtype() != s[0].dtype()) {
+      // Recording a double backward: stay with differentiable ops.
+      return Grads{where(gt(s[0], wrapped_scalar(0.0)), g[0], zeros_like(g[0]))};
+    }
+    // One pass instead of a comparison, a zeros tensor and a select.
+    return Grads{kernels::dispatch_floating(g[0].dtype(), "relu_backward", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return kernels::map_binary<T, T>(g[0], s[0], g[0].dtype(),
+                                       [](T grad, T y) { return y > T(0) ? grad : T(0); });
+    })};
   });
   return out;
 }

@@ -127,9 +127,32 @@ Tensor max_pool_planes(const Tensor& x0, const Pool2d& p) {
     const T* xd = x.data<T>();
     T* od = out.data<T>();
     std::int64_t* id = indices.data<std::int64_t>();
+    // The common 2×2 window with stride 2 and no padding: four loads per output, same choice
+    // rule as the general loop (the first maximum in scan order; a NaN wins, the last one).
+    const bool two_by_two = p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 &&
+                            p.pw == 0 && p.dh == 1 && p.dw == 1 && 2 * Ho <= H && 2 * Wo <= W;
     parallel_for(0, planes, kPlaneGrain, [&](std::int64_t p0, std::int64_t p1) {
       for (std::int64_t pl = p0; pl < p1; ++pl) {
         const T* in = xd + pl * H * W;
+        if (two_by_two) {
+          for (std::int64_t oh = 0; oh < Ho; ++oh) {
+            for (std::int64_t ow = 0; ow < Wo; ++ow) {
+              const std::int64_t first = 2 * oh * W + 2 * ow;
+              std::int64_t best = first;
+              T best_val = in[first];
+              for (const std::int64_t at : {first + 1, first + W, first + W + 1}) {
+                const T v = in[at];
+                if (v > best_val || v != v) {
+                  best_val = v;
+                  best = at;
+                }
+              }
+              od[(pl * Ho + oh) * Wo + ow] = best_val;
+              id[(pl * Ho + oh) * Wo + ow] = best;
+            }
+          }
+          continue;
+        }
         for (std::int64_t oh = 0; oh < Ho; ++oh) {
           std::int64_t h0 = oh * p.sh - p.ph;
           const std::int64_t h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, H);
