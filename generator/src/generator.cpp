@@ -370,8 +370,8 @@ GeneratedCase generate_case(Generator& generator, const CaseOptions& options) {
       // A model whose values resist a short search is usually one without finite values at
       // all (log of a value that is never positive): a fresh model is cheaper than the full
       // budget. The last attempt gets the whole search.
-      search.max_iterations = std::min(search.max_iterations, 30);
-      search.max_resamples = std::min(search.max_resamples, 3);
+      search.max_iterations = std::min(search.max_iterations, 12);
+      search.max_resamples = std::min(search.max_resamples, 1);
     }
     const auto start = std::chrono::steady_clock::now();
     ValueSearchResult values = search_values(generated.graph, search);
