@@ -2,10 +2,9 @@
 // writing and when reading.
 #include "weft/corpus/test_case.h"
 
-#include <cstring>
-
 #include "weft/error.h"
 #include "weft/io/safetensors.h"
+#include "weft/io/tensor_bytes.h"
 #include "weft/ir/graph_json.h"
 
 namespace weft::corpus {
@@ -38,11 +37,7 @@ void save_case(const std::filesystem::path& dir, const TestCase& test_case) {
     const Tensor* value = found == test_case.values.end() ? nullptr : &found->second;
     const std::string problem = mismatch(leaf, value);
     if (!problem.empty()) throw Error("save_case: value of '" + leaf.name + "' " + problem);
-    const Tensor data = value->detach().contiguous();
-    io::TensorBytes bytes{data.dtype(), data.sizes(), std::string()};
-    bytes.data.resize(static_cast<std::size_t>(data.numel()) * itemsize(data.dtype()));
-    if (!bytes.data.empty()) std::memcpy(bytes.data.data(), data.raw_data(), bytes.data.size());
-    file.tensors.emplace_back(leaf.name, std::move(bytes));
+    file.tensors.emplace_back(leaf.name, io::to_bytes(*value));
   });
   std::filesystem::create_directories(dir);
   io::write_safetensors(dir / kValuesFile, file);
@@ -55,7 +50,7 @@ TestCase load_case(const std::filesystem::path& dir) {
   const std::filesystem::path values_path = dir / kValuesFile;
   const io::SafetensorsFile file = io::read_safetensors(values_path);
   for (const auto& [name, bytes] : file.tensors) {
-    test_case.values.emplace(name, from_blob(bytes.data.data(), bytes.shape, bytes.dtype));
+    test_case.values.emplace(name, io::from_bytes(bytes));
   }
   for_each_leaf(test_case.graph, [&](const ir::Value& leaf) {
     const auto found = test_case.values.find(leaf.name);

@@ -51,12 +51,6 @@ bool all_finite(const Tensor& t) {
   return true;
 }
 
-std::int64_t element_count(const ir::Shape& shape) {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
-  return n;
-}
-
 // Ops whose outputs hold some of their input's elements unchanged, so that an integer leaf
 // that flows through them still reaches an index slot as indices.
 bool passes_elements(OpKind op, std::size_t slot) {
@@ -190,7 +184,7 @@ std::optional<std::int64_t> fan_in(const ir::Node& node, std::size_t slot, const
       break;
     case OpKind::Conv1d:
     case OpKind::Conv2d:
-      if (slot == 1) return element_count(ir::Shape(w.begin() + 1, w.end()));
+      if (slot == 1) return numel_of(ir::Shape(w.begin() + 1, w.end()));
       break;
     case OpKind::Mm:
     case OpKind::Bmm:
@@ -309,7 +303,7 @@ class Context {
 
 // Draws one leaf's values; `scale` shrinks the unconstrained floating draws of later tries.
 Tensor draw_leaf(const LeafInfo& leaf, Generator& gen, double scale) {
-  const std::int64_t n = element_count(leaf.type.shape);
+  const std::int64_t n = numel_of(leaf.type.shape);
   const Dtype dtype = leaf.type.dtype;
   auto uniform = [&gen](double lo, double hi) { return lo + (hi - lo) * gen.uniform(); };
   auto below = [&gen](std::int64_t bound) {
@@ -708,7 +702,7 @@ std::vector<Tensor> random_cotangents(const ir::Graph& graph, std::uint64_t seed
       result.push_back(zeros(type.shape, dtype(type.dtype)));
       continue;
     }
-    std::vector<double> v(static_cast<std::size_t>(element_count(type.shape)));
+    std::vector<double> v(static_cast<std::size_t>(numel_of(type.shape)));
     for (double& x : v) x = static_cast<double>(static_cast<float>(2.0 * gen.uniform() - 1.0));
     result.push_back(from_blob(v.data(), type.shape, Dtype::Float64).to(type.dtype));
   }

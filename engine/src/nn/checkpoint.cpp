@@ -1,8 +1,7 @@
 #include "weft/nn/checkpoint.h"
 
-#include <cstring>
-
 #include "weft/io/safetensors.h"
+#include "weft/io/tensor_bytes.h"
 
 namespace weft::nn {
 
@@ -11,11 +10,7 @@ void save(const StateDict& state, const std::filesystem::path& path,
   io::SafetensorsFile file;
   file.metadata = metadata;
   for (const auto& [key, value] : state) {
-    const Tensor data = value.detach().contiguous();
-    io::TensorBytes bytes{data.dtype(), data.sizes(), std::string()};
-    bytes.data.resize(static_cast<std::size_t>(data.numel()) * itemsize(data.dtype()));
-    if (!bytes.data.empty()) std::memcpy(bytes.data.data(), data.raw_data(), bytes.data.size());
-    file.tensors.emplace_back(key, std::move(bytes));
+    file.tensors.emplace_back(key, io::to_bytes(value));
   }
   io::write_safetensors(path, file);
 }
@@ -25,7 +20,7 @@ Checkpoint load(const std::filesystem::path& path) {
   Checkpoint checkpoint;
   checkpoint.metadata = file.metadata;
   for (const auto& [key, bytes] : file.tensors) {
-    checkpoint.state.insert(key, from_blob(bytes.data.data(), bytes.shape, bytes.dtype));
+    checkpoint.state.insert(key, io::from_bytes(bytes));
   }
   return checkpoint;
 }

@@ -4,13 +4,13 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
 
 #include "weft/error.h"
 #include "weft/io/safetensors.h"
+#include "weft/io/tensor_bytes.h"
 
 namespace weft::optim {
 namespace {
@@ -39,14 +39,6 @@ std::string shown(const Json& value) {
   std::string text = value.dump();
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
-}
-
-io::TensorBytes to_bytes(const Tensor& value) {
-  const Tensor data = value.detach().to(kCPU).contiguous();
-  io::TensorBytes bytes{data.dtype(), data.sizes(), std::string()};
-  bytes.data.resize(static_cast<std::size_t>(data.numel()) * itemsize(data.dtype()));
-  if (!bytes.data.empty()) std::memcpy(bytes.data.data(), data.raw_data(), bytes.data.size());
-  return bytes;
 }
 
 // Reads the JSON documents of one file; every error names the file and the field.
@@ -186,9 +178,7 @@ std::map<std::int64_t, ParamState> read_state(const Reader& reader,
     if (it == expected.end()) {
       reader.fail(key, "unexpected tensor: " + std::string(kStateKey) + " does not list it");
     }
-    out.at(it->second.first)
-        .tensors.insert_or_assign(it->second.second,
-                                  from_blob(bytes.data.data(), bytes.shape, bytes.dtype));
+    out.at(it->second.first).tensors.insert_or_assign(it->second.second, io::from_bytes(bytes));
     expected.erase(it);
   }
   if (!expected.empty()) {
@@ -252,7 +242,7 @@ void save_training_state(const std::filesystem::path& path, const Optimizer& opt
     for (const auto& [name, t] : s.tensors) {
       if (t.defined()) {
         stored.push_back(name);
-        file.tensors.emplace_back(tensor_key(index, name), to_bytes(t));
+        file.tensors.emplace_back(tensor_key(index, name), io::to_bytes(t));
       } else {
         undefined.push_back(name);
       }
