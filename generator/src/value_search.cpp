@@ -693,22 +693,6 @@ std::vector<DomainHint> domain_hints(const ir::Graph& graph, const ir::Node& nod
   throw Error("domain_hints: unknown op kind " + std::to_string(static_cast<int>(node.op)));
 }
 
-std::vector<Tensor> random_cotangents(const ir::Graph& graph, std::uint64_t seed) {
-  Generator gen(seed);
-  std::vector<Tensor> result;
-  for (ValueId id : graph.outputs()) {
-    const ir::TensorType& type = graph.type(id);
-    if (!is_floating(type.dtype)) {
-      result.push_back(zeros(type.shape, dtype(type.dtype)));
-      continue;
-    }
-    std::vector<double> v(static_cast<std::size_t>(numel_of(type.shape)));
-    for (double& x : v) x = static_cast<double>(static_cast<float>(2.0 * gen.uniform() - 1.0));
-    result.push_back(from_blob(v.data(), type.shape, Dtype::Float64).to(type.dtype));
-  }
-  return result;
-}
-
 ir::TensorMap initial_values(const ir::Graph& graph, std::uint64_t seed) {
   const Context ctx(graph);
   Generator gen(seed);
@@ -746,7 +730,7 @@ FiniteCheck check_finite(const ir::Graph& graph, const ir::TensorMap& values,
 ValueSearchResult search_values(const ir::Graph& graph, const ValueSearchOptions& options) {
   const Context ctx(graph);
   const std::vector<Tensor> cotangents =
-      options.cotangents.empty() ? random_cotangents(graph, options.seed ^ kCotangentSalt)
+      options.cotangents.empty() ? ir::random_cotangents(graph, options.seed ^ kCotangentSalt)
                                  : options.cotangents;
   Generator gen(options.seed);
   ValueSearchResult result;

@@ -45,7 +45,7 @@ void check_types(const OpCase& c, const std::vector<Tensor>& outputs) {
 
 // Gradients of the engine vs central differences of the objective, every floating leaf element.
 void check_finite_differences(const OpCase& c) {
-  const std::vector<Tensor> cotangents = random_cotangents(c.graph, label_seed(c.label));
+  const std::vector<Tensor> cotangents = ir::random_cotangents(c.graph, label_seed(c.label));
   const ir::GradientExecution run = ir::execute_with_gradients(c.graph, c.values, cotangents);
   check_types(c, run.forward.outputs);
   for (const auto& [name, value] : c.values) {
@@ -159,9 +159,9 @@ TEST_P(OpSweepTest, Float32AgreesWithFloat64) {
       EXPECT_NO_THROW(ir::validate(c32.graph));
       const std::uint64_t seed = label_seed(c32.label);
       const ir::GradientExecution r32 =
-          ir::execute_with_gradients(c32.graph, c32.values, random_cotangents(c32.graph, seed));
+          ir::execute_with_gradients(c32.graph, c32.values, ir::random_cotangents(c32.graph, seed));
       const ir::GradientExecution r64 =
-          ir::execute_with_gradients(c64.graph, c64.values, random_cotangents(c64.graph, seed));
+          ir::execute_with_gradients(c64.graph, c64.values, ir::random_cotangents(c64.graph, seed));
       check_types(c32, r32.forward.outputs);
       ASSERT_EQ(r32.forward.outputs.size(), r64.forward.outputs.size());
       for (std::size_t i = 0; i < r32.forward.outputs.size(); ++i) {

@@ -74,7 +74,7 @@ bool finite(const Tensor& t) {
 // Checks independently of the search that outputs and gradients are finite in both dtypes.
 void expect_finite_everywhere(const ir::Graph& graph, const ir::TensorMap& values,
                               std::uint64_t cotangent_seed) {
-  const std::vector<Tensor> cotangents = gen::random_cotangents(graph, cotangent_seed);
+  const std::vector<Tensor> cotangents = ir::random_cotangents(graph, cotangent_seed);
   for (Dtype d : {Dtype::Float32, Dtype::Float64}) {
     ir::ExecutionOptions options;
     options.floating_dtype = d;
@@ -115,7 +115,7 @@ gen::ValueSearchResult search_and_verify(const ir::Graph& graph, std::uint64_t s
 // The search's first draw fails the check, so the finite result is the search's doing.
 void expect_first_draw_fails(const ir::Graph& graph, std::uint64_t seed = 1) {
   const gen::FiniteCheck check = gen::check_finite(graph, gen::initial_values(graph, seed),
-                                                   gen::random_cotangents(graph, seed));
+                                                   ir::random_cotangents(graph, seed));
   EXPECT_FALSE(check.finite);
   EXPECT_FALSE(check.problem.empty());
 }

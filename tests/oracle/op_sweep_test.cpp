@@ -51,7 +51,7 @@ const std::map<std::string, std::string>& torch_imprecisions() {
 }
 
 void compare_with_torch(const OpCase& c, Dtype float_dtype) {
-  const std::vector<Tensor> cotangents = random_cotangents(c.graph, label_seed(c.label));
+  const std::vector<Tensor> cotangents = ir::random_cotangents(c.graph, label_seed(c.label));
   ir::GradientExecution engine;
   oracle::TorchExecution torch;
   std::string engine_error;

@@ -1319,20 +1319,6 @@ std::vector<OpKind> ops_without_cases() {
   return missing;
 }
 
-std::vector<Tensor> random_cotangents(const ir::Graph& graph, std::uint64_t seed) {
-  Values v(seed);
-  std::vector<Tensor> cotangents;
-  for (ir::ValueId id : graph.outputs()) {
-    const ir::TensorType& type = graph.type(id);
-    if (is_floating(type.dtype)) {
-      cotangents.push_back(v.uniform(type.shape).to(type.dtype));
-    } else {
-      cotangents.push_back(zeros(type.shape, dtype(type.dtype)));
-    }
-  }
-  return cotangents;
-}
-
 Mismatch compare_tensors(const Tensor& got, const Tensor& expected, double rtol, double atol,
                          bool compare_dtypes) {
   Mismatch m;

@@ -53,10 +53,6 @@ std::vector<OpCase> op_cases(ir::OpKind op, Dtype float_dtype);
 // The ops of ir::kAllOps for which op_cases returns nothing.
 std::vector<ir::OpKind> ops_without_cases();
 
-// One cotangent per graph output, reproducible from `seed`: values in [-1, 1) (float32-
-// representable) in the output's declared dtype for floating outputs, zeros of the output's
-// dtype otherwise.
-std::vector<Tensor> random_cotangents(const ir::Graph& graph, std::uint64_t seed);
 
 // A stable 64-bit hash of a label (FNV-1a), for per-case seeds.
 std::uint64_t label_seed(const std::string& label);

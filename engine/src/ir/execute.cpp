@@ -6,6 +6,7 @@
 #include "weft/error.h"
 #include "weft/ir/op_schema.h"
 #include "weft/ops.h"
+#include "weft/random.h"
 
 namespace weft::ir {
 
@@ -378,6 +379,22 @@ GradientExecution execute_with_gradients(const Graph& graph, const TensorMap& le
   for (const std::string& name : names) {
     const Dtype original = leaves.at(name).dtype();
     result.gradients[name] = result.gradients[name].to(original);
+  }
+  return result;
+}
+
+std::vector<Tensor> random_cotangents(const Graph& graph, std::uint64_t seed) {
+  Generator gen(seed);
+  std::vector<Tensor> result;
+  for (ValueId id : graph.outputs()) {
+    const TensorType& type = graph.type(id);
+    if (!is_floating(type.dtype)) {
+      result.push_back(zeros(type.shape, dtype(type.dtype)));
+      continue;
+    }
+    std::vector<double> v(graph.num_elements(id));
+    for (double& x : v) x = static_cast<double>(static_cast<float>(2.0 * gen.uniform() - 1.0));
+    result.push_back(from_blob(v.data(), type.shape, Dtype::Float64).to(type.dtype));
   }
   return result;
 }

@@ -3,6 +3,7 @@
 // forward pass that checks every value against its declared type, and gradients of a given
 // cotangent with respect to the graph's inputs and parameters.
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,5 +49,10 @@ struct GradientExecution {
 GradientExecution execute_with_gradients(const Graph& graph, const TensorMap& leaves,
                                          const std::vector<Tensor>& cotangents,
                                          const ExecutionOptions& options = {});
+
+// One cotangent per output for the gradient checks of every part (value search, oracle,
+// tests): uniform in [-1, 1), rounded to float32 so the float32 and float64 runs use the same
+// numbers, in the output's dtype; zeros for non-floating outputs. Deterministic in `seed`.
+std::vector<Tensor> random_cotangents(const Graph& graph, std::uint64_t seed);
 
 }  // namespace weft::ir

@@ -34,7 +34,7 @@ struct ValueSearchOptions {
   int max_resamples = 12;
   // Intermediate values beyond this magnitude are penalised while searching.
   double magnitude_bound = 1e4;
-  // The cotangent of each output for the gradient check; empty: random_cotangents(graph, seed).
+  // The cotangent of each output for the gradient check; empty: ir::random_cotangents(graph, seed).
   std::vector<Tensor> cotangents;
 };
 
@@ -58,9 +58,6 @@ ValueSearchResult search_values(const ir::Graph& graph, const ValueSearchOptions
 // other integers small and non-zero, bools random.
 ir::TensorMap initial_values(const ir::Graph& graph, std::uint64_t seed);
 
-// One cotangent per output, reproducible from `seed`: uniform in [-1, 1) (float32-representable)
-// in the output's dtype for floating outputs, zeros otherwise.
-std::vector<Tensor> random_cotangents(const ir::Graph& graph, std::uint64_t seed);
 
 struct FiniteCheck {
   bool finite = false;
