@@ -309,6 +309,7 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
     } catch (const Error& e) {
       throw Error(node_label(graph, n) + ": " + e.what());
     }
+    if (options.after_node) options.after_node(n, outputs);
     if (outputs.size() != node.outputs.size()) {
       throw Error(node_label(graph, n) + ": produced " + std::to_string(outputs.size()) +
                   " outputs, the graph declares " + std::to_string(node.outputs.size()));
@@ -318,8 +319,8 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
       const Dtype expected_dtype = value_dtype(declared.dtype, options.floating_dtype);
       // An op that turns integers into the default float (sqrt of an int64) makes float32
       // even in a float64 run: the shadow keeps every floating value in its own dtype.
-      if (options.floating_dtype && is_floating(declared.dtype) &&
-          outputs[k].is_floating_point() && outputs[k].dtype() != expected_dtype) {
+      if (options.floating_dtype && is_floating(declared.dtype) && outputs[k].is_floating_point() &&
+          outputs[k].dtype() != expected_dtype) {
         outputs[k] = outputs[k].to(expected_dtype);
       }
       if (outputs[k].sizes() != declared.shape || outputs[k].dtype() != expected_dtype) {

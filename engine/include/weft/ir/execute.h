@@ -3,7 +3,9 @@
 // forward pass that checks every value against its declared type, and gradients of a given
 // cotangent with respect to the graph's inputs and parameters.
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +24,9 @@ struct ExecutionOptions {
   std::optional<Dtype> floating_dtype;
   // Keep every intermediate value (for localization); otherwise only outputs are kept.
   bool keep_values = false;
+  // Called after each node with its index and outputs, which it may replace (same shapes and
+  // dtypes): the oracle's fault-injection backend makes one op misbehave through it.
+  std::function<void(std::size_t node_index, std::vector<Tensor>& outputs)> after_node;
 };
 
 struct Execution {
