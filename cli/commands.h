@@ -9,8 +9,12 @@ namespace weft::cli {
 
 void add_all_commands(CLI::App& app);
 
-void add_ops_command(CLI::App& app);  // ops.cpp
-void add_gen_command(CLI::App& app);  // gen.cpp
+void add_ops_command(CLI::App& app);       // ops.cpp
+void add_gen_command(CLI::App& app);       // gen.cpp
+void add_worker_command(CLI::App& app);    // worker.cpp
+void add_replay_command(CLI::App& app);    // replay.cpp
+void add_backends_command(CLI::App& app);  // replay.cpp
+void add_export_command(CLI::App& app);    // export.cpp
 
 // The text of `weft --version`: weft, LibTorch, Z3 and CUDA availability.
 std::string version_text();

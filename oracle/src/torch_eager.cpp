@@ -20,18 +20,12 @@
 #include <utility>
 #include <vector>
 
+#include "backends/torch_tensors.h"
 #include "weft/error.h"
 #include "weft/ir/op_schema.h"
 #include "weft/ops.h"
 
 namespace weft::oracle {
-
-// Also declared by tests/oracle/torch_eager_test.cpp (the public header stays free of torch).
-at::ScalarType to_torch_dtype(Dtype dtype);
-Dtype from_torch_dtype(at::ScalarType type);
-at::Tensor to_torch(const Tensor& tensor);
-Tensor from_torch(const at::Tensor& tensor);
-std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::Tensor>& in);
 
 namespace {
 

@@ -1,0 +1,95 @@
+#pragma once
+// The oracle's execution paths behind one interface (DESIGN.md "The oracle"): a backend
+// prepares a graph with its leaf values, then is called several times; each call returns the
+// outputs and, given cotangents, the gradients of sum_i <outputs[i], cotangents[i]> with
+// respect to every floating input and parameter. Failures of the path are results, not
+// errors: run_backend() turns them into a BackendResult with an Outcome.
+//
+// Backends are named by strings: "engine", "engine-f64", "torch", "torchscript",
+// "torchscript-frozen", "torchscript-ofi", "torchscript-nnc", "torchscript-legacy", "python",
+// "python-compile", "torch-cuda", and "fault:<kind>@<op>" (weft/oracle/fault.h).
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/ir/execute.h"
+#include "weft/ir/graph.h"
+#include "weft/tensor.h"
+
+namespace weft::oracle {
+
+// How a run of one backend ended. Crash, Timeout and OutOfMemory come from the worker pool
+// (the process died, hung or hit its memory cap); a backend in-process only ever reports Ok,
+// Exception or Unavailable.
+enum class Outcome { Ok, Exception, Crash, Timeout, OutOfMemory, Unavailable };
+
+std::string_view outcome_name(Outcome outcome);    // "ok", "exception", "crash", ...
+Outcome outcome_from_name(std::string_view name);  // throws weft::Error for unknown names
+
+struct CallResult {
+  std::vector<Tensor> outputs;  // in graph.outputs() order
+  ir::TensorMap gradients;      // by leaf name; empty when the call had no cotangents
+};
+
+struct BackendResult {
+  std::string backend;
+  Outcome outcome = Outcome::Ok;
+  // Exception: the path's message (first line, with the node label where the path names
+  // one). Crash/Timeout/OutOfMemory: what happened and the tail of the worker's stderr.
+  // Unavailable: why.
+  std::string message;
+  // Where it failed: "prepare", "call 0", "call 1", ...; empty when Ok.
+  std::string phase;
+  std::vector<CallResult> calls;  // every call that completed
+  double seconds = 0;             // prepare + calls, wall time
+};
+
+struct RunSpec {
+  int calls = 3;  // compiled paths specialize after warm-up: compare every call
+  // One per graph output; empty: forward only (no gradients).
+  std::vector<Tensor> cotangents;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  virtual std::string name() const = 0;
+  // Empty when the path can run here; otherwise why not ("no CUDA device: ...").
+  virtual std::string unavailable_reason() const { return {}; }
+  // Whether call() computes gradients when given cotangents.
+  virtual bool has_gradients() const { return true; }
+  // Builds what the path needs for `graph` (a compiled module, ...) and keeps `values`.
+  // Throws (any std::exception) when the path refuses the graph.
+  virtual void prepare(const ir::Graph& graph, const ir::TensorMap& values) = 0;
+  // One call on the prepared graph with fresh copies of the values. Throws on failure.
+  virtual CallResult call(const std::vector<Tensor>& cotangents) = 0;
+};
+
+// prepare + spec.calls calls, timing them and catching every exception into the result.
+// An unavailable backend is not run (Outcome::Unavailable with its reason).
+BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::TensorMap& values,
+                          const RunSpec& spec);
+
+// The backend called `name` (see above). Throws weft::Error naming the known backends for an
+// unknown name, and for a malformed fault spec.
+std::unique_ptr<Backend> make_backend(std::string_view name);
+
+struct BackendInfo {
+  std::string name;
+  std::string unavailable_reason;  // empty when available
+  std::string description;         // one line for `weft backends` / `weft replay --help`
+};
+// Every backend name this build knows (fault backends as "fault:<kind>@<op>"), in order.
+std::vector<BackendInfo> list_backends();
+
+// The reference and the honest float32 execution the judge measures others against.
+inline constexpr const char* kReferenceBackend = "engine-f64";
+inline constexpr const char* kEngineBackend = "engine";
+
+}  // namespace weft::oracle

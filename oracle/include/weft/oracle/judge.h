@@ -1,0 +1,100 @@
+#pragma once
+// Judging: from the results of every backend on one case, decide whether the paths disagree,
+// which path is at fault, and with which symptom. The float64 engine run ("engine-f64") is
+// the reference; the float32 engine run ("engine") shows how far an honest float32
+// execution of the same graph lands from it, and so sets the tolerance: a path is wrong when
+// its distance to the reference is far beyond that, not when it misses a fixed rtol.
+// Pure computation on engine tensors: no torch, no processes.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "weft/ir/graph.h"
+#include "weft/oracle/backend.h"
+
+namespace weft::oracle {
+
+// In order of precedence: when one path shows several, the first is reported.
+enum class Symptom {
+  Crash,              // the worker died (signal, abort)
+  Timeout,            // the worker hung past the time limit
+  OutOfMemory,        // the worker hit its memory cap
+  ExceptionMismatch,  // one path throws where the reference does not, or the reverse
+  ShapeMismatch,      // an output or gradient with another shape or dtype than the reference
+  NanInfMismatch,     // NaN/Inf where the reference is finite, or the reverse
+  WrongOutput,        // forward values far from the reference
+  WrongGradient,      // gradients far from the reference
+  Nondeterminism,     // a path disagrees with itself across calls
+};
+
+std::string_view symptom_name(Symptom symptom);    // "crash", "wrong-output", ...
+Symptom symptom_from_name(std::string_view name);  // throws weft::Error for unknown names
+
+struct Finding {
+  Symptom symptom;
+  std::string backend;  // the path at fault
+  std::string message;  // what differs: "output 1 [3, 4]: max abs error 0.5 (tolerance 1e-5)"
+  // Where the values part from the reference, when known (localize() in weft/oracle/oracle.h
+  // fills these in; the judge sets them from a node label in an exception message).
+  std::optional<std::size_t> node;
+  std::string op;  // the localized node's op name ("conv2d"); empty when unknown
+  // Deduplication key: symptom, backend, op and the normalized message (numbers, names and
+  // shapes removed), e.g. "exception-mismatch|torchscript-ofi|conv2d|expected <N> channels".
+  std::string signature;
+};
+
+struct BackendSummary {
+  std::string backend;
+  Outcome outcome = Outcome::Ok;
+  std::string message;
+  double seconds = 0;
+  // Largest errors against the reference over every call's outputs and gradients (0 when the
+  // path did not run or nothing is comparable).
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  // Largest error / tolerance over the compared floating elements (above 1: out of tolerance),
+  // to show how much margin a passing path has.
+  double max_error_ratio = 0;
+  bool agrees = true;  // no finding names this backend
+};
+
+struct Verdict {
+  std::vector<Finding> findings;  // empty: no bug
+  std::vector<BackendSummary> backends;
+  // False when the reference itself is not finite (the value search failed): NaN/Inf
+  // differences are then not reported.
+  bool reference_finite = true;
+  // Why nothing could be judged, e.g. "every path refused the case: ..."; empty otherwise.
+  std::string note;
+
+  bool bug() const { return !findings.empty(); }
+};
+
+struct JudgeOptions {
+  // A value is wrong when its error exceeds `error_factor` × the honest float32 error plus
+  // the floor (see judge.cpp for the exact rule).
+  double error_factor = 16;
+  // The float32 engine sets the tolerance, so it is judged on a generous bound instead: a
+  // tensor of it is wrong when its error exceeds `engine_error_factor` float32 epsilons of
+  // the tensor's scale while another path lands `error_factor` times closer to the reference.
+  double engine_error_factor = 4096;
+};
+
+// `results` holds one entry per backend run on the case, including kReferenceBackend and
+// kEngineBackend; Unavailable results are listed in the summary and otherwise ignored.
+Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
+              const JudgeOptions& options = {});
+
+// Recomputes a finding's signature from its fields (after localization changed `op`).
+std::string make_signature(const Finding& finding);
+
+nlohmann::json verdict_to_json(const Verdict& verdict);
+// Throws weft::FormatError naming `source` and the field for a malformed document.
+Verdict verdict_from_json(const nlohmann::json& document, const std::string& source);
+
+}  // namespace weft::oracle

@@ -1,0 +1,71 @@
+#pragma once
+// The oracle's driver: runs one case on every chosen backend in an isolated worker, judges
+// the results (weft/oracle/judge.h) and localizes each finding to the first node that shows
+// it. What `weft replay`, campaigns and the reducer call.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "weft/ir/execute.h"
+#include "weft/ir/graph.h"
+#include "weft/oracle/backend.h"
+#include "weft/oracle/judge.h"
+#include "weft/oracle/worker.h"
+
+namespace weft::oracle {
+
+// The available backends a campaign runs by default: the engine pair, LibTorch eager and the
+// TorchScript paths (the legacy fuser and CUDA only when asked for / present).
+std::vector<std::string> default_backends();
+
+// Splits "torch,torchscript-ofi" and checks every name (weft::Error naming the unknown one).
+// The reference and the float32 engine are added when missing: the judge needs them.
+std::vector<std::string> parse_backend_list(const std::string& text);
+
+struct OracleOptions {
+  std::vector<std::string> backends = default_backends();
+  WorkerOptions worker;
+  int calls = 3;
+  bool gradients = true;
+  std::uint64_t cotangent_seed = 0x5eed;
+  bool localize = true;
+  JudgeOptions judge;
+};
+
+struct CaseReport {
+  Verdict verdict;
+  std::vector<BackendResult> results;  // in options.backends order
+  int backend_runs = 0;                // worker runs, localization included
+};
+
+class Oracle {
+ public:
+  explicit Oracle(OracleOptions options = {});
+
+  CaseReport check(const ir::Graph& graph, const ir::TensorMap& values);
+
+  const OracleOptions& options() const { return options_; }
+  int worker_starts() const { return worker_.starts(); }
+
+ private:
+  // Runs the reference, the float32 engine and `backend` on `graph` and judges them: does
+  // `finding`'s symptom show on that backend?
+  bool shows(const ir::Graph& graph, const ir::TensorMap& values, const Finding& finding,
+             int& runs);
+  // `slowest_ok` is the longest successful run of the case: a hang is bisected under a limit
+  // of a few times that instead of the full time limit.
+  void localize(const ir::Graph& graph, const ir::TensorMap& values, Finding& finding,
+                double slowest_ok, int& runs);
+
+  OracleOptions options_;
+  Worker worker_;
+};
+
+// The graph cut after node `last` (inclusive): nodes 0..last, whose values no later node of
+// the cut uses become its outputs, leaves no node of the cut uses are dropped. Used by
+// localization and by the reducer.
+ir::Graph prefix_graph(const ir::Graph& graph, std::size_t last);
+
+}  // namespace weft::oracle

@@ -1,0 +1,35 @@
+#pragma once
+// Constructors of the oracle's backends, one file each under oracle/src/backends/; the
+// registry (registry.cpp) maps backend names to them. Private to the oracle library.
+
+#include <memory>
+
+#include "weft/oracle/backend.h"
+#include "weft/oracle/fault.h"
+
+namespace weft::oracle {
+
+// "engine" (float32) and "engine-f64" (every floating value in float64: the reference).
+std::unique_ptr<Backend> make_engine_backend(bool float64);
+// "torch": LibTorch eager on the CPU (torch_eager.cpp's lowering).
+std::unique_ptr<Backend> make_torch_eager_backend();
+
+// The TorchScript paths (torchscript.cpp). Each variant is built from a fresh clone of a
+// module that has never run (TOOLCHAIN.md), so the variant's own plan is what executes.
+enum class ScriptVariant {
+  Script,                // "torchscript": the profiling executor
+  Frozen,                // "torchscript-frozen": after torch::jit::freeze
+  OptimizeForInference,  // "torchscript-ofi": freeze + optimize_for_inference
+  Nnc,                   // "torchscript-nnc": TensorExpr fuser on (NNC's interpreter, no LLVM)
+  Legacy,                // "torchscript-legacy": legacy fuser + executor (opt-in)
+};
+std::unique_ptr<Backend> make_torchscript_backend(ScriptVariant variant);
+
+// "python" and "python-compile" (python.cpp): the emitted PyTorch program in a Python
+// interpreter subprocess; python-compile wraps the model in torch.compile (PyTorch >= 2).
+std::unique_ptr<Backend> make_python_backend(bool compile);
+
+// "fault:<kind>@<op>" (fault.cpp): the engine in float32 with one op made faulty.
+std::unique_ptr<Backend> make_fault_backend(const FaultSpec& spec);
+
+}  // namespace weft::oracle

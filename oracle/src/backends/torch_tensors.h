@@ -1,0 +1,24 @@
+#pragma once
+// Conversions between engine tensors and ATen tensors, and the eager lowering of one node,
+// shared by the LibTorch backends (defined in torch_eager.cpp). Private to the oracle library;
+// includes ATen, so only translation units that already pay for torch headers include it.
+
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+#include "weft/dtype.h"
+#include "weft/ir/graph.h"
+#include "weft/tensor.h"
+
+namespace weft::oracle {
+
+at::ScalarType to_torch_dtype(Dtype dtype);
+Dtype from_torch_dtype(at::ScalarType type);
+// A fresh, contiguous CPU copy that shares nothing with `tensor`.
+at::Tensor to_torch(const Tensor& tensor);
+// A copy into an engine tensor (detached).
+Tensor from_torch(const at::Tensor& tensor);
+std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::Tensor>& in);
+
+}  // namespace weft::oracle

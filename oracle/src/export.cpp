@@ -1,0 +1,304 @@
+// PyTorch programs from test cases (weft/oracle/export.h): the Model class of the python
+// backend and the standalone repro script of `weft export --python`. No torch headers.
+#include "weft/oracle/export.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "weft/error.h"
+#include "weft/oracle/fault.h"
+#include "weft/oracle/source.h"
+
+namespace weft::oracle {
+
+namespace {
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string python_list(const std::vector<std::string>& items) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) text += (i > 0 ? ", " : "") + quoted(items[i]);
+  return text + "]";
+}
+
+std::string model_class(const ir::Graph& graph, const EmittedForward& forward,
+                        const std::string& class_name) {
+  std::string text = "class " + class_name + "(torch.nn.Module):\n";
+  text += "    def __init__(self, params):\n        super().__init__()\n";
+  text += "        self.weft_parameters = {}\n";
+  for (std::size_t i = 0; i < graph.parameters().size(); ++i) {
+    const ir::Value& leaf = graph.value(graph.parameters()[i]);
+    const std::string& ident = forward.parameters[i];
+    if (is_floating(leaf.type.dtype)) {
+      text +=
+          "        self." + ident + " = torch.nn.Parameter(params[" + quoted(leaf.name) + "])\n";
+      text += "        self.weft_parameters[" + quoted(leaf.name) + "] = " + quoted(ident) + "\n";
+    } else {
+      text += "        self.register_buffer(" + quoted(ident) + ", params[" + quoted(leaf.name) +
+              "])\n";
+    }
+  }
+  text += "\n" + forward.method(4);
+  return text;
+}
+
+// The faulty path of a fault backend, in Python: the same forward with `weft_fault` applied to
+// every result of the faulty op (the engine's after-node hook, written as statements).
+EmittedForward with_fault_lines(const ir::Graph& graph, EmittedForward forward, ir::OpKind op) {
+  for (std::size_t n = graph.nodes().size(); n-- > 0;) {
+    const ir::Node& node = graph.nodes()[n];
+    if (node.op != op) continue;
+    for (ir::ValueId id : node.outputs) {
+      const std::string name = "v" + std::to_string(id);
+      for (std::size_t line = forward.lines.size(); line-- > 0;) {
+        const std::string& text = forward.lines[line];
+        if (text.rfind(name + " ", 0) == 0 || text.rfind(name + ",", 0) == 0) {
+          forward.lines.insert(forward.lines.begin() + static_cast<std::ptrdiff_t>(line) + 1,
+                               name + " = weft_fault(" + name + ")  # the injected fault");
+          break;
+        }
+      }
+    }
+  }
+  return forward;
+}
+
+std::string fault_function(FaultKind kind) {
+  std::string body;
+  switch (kind) {
+    case FaultKind::Crash:
+      body = "    os.kill(os.getpid(), signal.SIGSEGV)\n";
+      break;
+    case FaultKind::Abort:
+      body = "    os.abort()\n";
+      break;
+    case FaultKind::Hang:
+      body = "    while True:\n        time.sleep(1)\n";
+      break;
+    case FaultKind::Throw:
+      body = "    raise RuntimeError('injected fault')\n";
+      break;
+    case FaultKind::Nan:
+      body =
+          "    if not t.is_floating_point() or t.numel() == 0:\n        return t\n"
+          "    t = t.clone()\n    t.view(-1)[0] = float('nan')\n";
+      break;
+    case FaultKind::PerturbSmall:
+      body = "    if t.is_floating_point():\n        t = t * (1.0 + 1e-3) + 1e-3\n";
+      break;
+    case FaultKind::PerturbLarge:
+      body = "    if t.is_floating_point():\n        t = t * 1.5 + 1.0\n";
+      break;
+    case FaultKind::WrongGradient:
+      body =
+          "    if t.is_floating_point():\n        half = t * 0.5\n"
+          "        t = t + (half - half.detach())\n";
+      break;
+  }
+  return "def weft_fault(t):\n" + body + "    return t\n";
+}
+
+// How the script builds the path under test from the float32 eager model `m`.
+std::string compile_expression(const std::string& backend) {
+  if (backend == "torch" || backend.rfind("fault:", 0) == 0) return "m";
+  if (backend == "torchscript" || backend == "torchscript-nnc" || backend == "torchscript-legacy") {
+    return "torch.jit.script(m)";
+  }
+  if (backend == "torchscript-frozen") return "torch.jit.freeze(torch.jit.script(m.eval()))";
+  if (backend == "torchscript-ofi") {
+    return "torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.script(m.eval())))";
+  }
+  throw Error("weft export: no PyTorch program for backend '" + backend +
+              "' (expected torch, torchscript, torchscript-frozen, torchscript-ofi, "
+              "torchscript-nnc, torchscript-legacy or fault:<kind>@<op>)");
+}
+
+std::string fuser_setup(const std::string& backend) {
+  if (backend == "torchscript-nnc") {
+    return "torch._C._jit_set_texpr_fuser_enabled(True)\n"
+           "torch._C._jit_override_can_fuse_on_cpu(True)\n"
+           "torch._C._jit_set_te_must_use_llvm_cpu(False)\n";
+  }
+  if (backend == "torchscript-legacy") {
+    return "torch._C._jit_set_profiling_executor(False)\n"
+           "torch._C._jit_set_profiling_mode(False)\n"
+           "torch._C._jit_set_texpr_fuser_enabled(False)\n"
+           "torch._C._jit_override_can_fuse_on_cpu_legacy(True)\n";
+  }
+  return "";
+}
+
+bool path_has_gradients(const std::string& backend) {
+  return backend != "torchscript-frozen" && backend != "torchscript-ofi";
+}
+
+constexpr const char* kSafetensorsReader = R"py(
+def load_safetensors(path):
+    """A safetensors reader in a few lines of standard library + torch."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    dtypes = {"BOOL": torch.bool, "I32": torch.int32, "I64": torch.int64,
+              "F32": torch.float32, "F64": torch.float64}
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        raw = bytearray(data[8 + n + begin:8 + n + end])
+        dtype = dtypes[info["dtype"]]
+        flat = torch.frombuffer(raw, dtype=dtype) if raw else torch.empty(0, dtype=dtype)
+        out[name] = flat.reshape(info["shape"]).clone()
+    return out
+)py";
+
+constexpr const char* kCheck = R"py(
+def run(model, dtype, cotangents):
+    """Outputs and, when the path has them, gradients of sum(out * cotangent)."""
+    inputs = [VALUES[n].to(dtype) if VALUES[n].is_floating_point() else VALUES[n].clone()
+              for n in INPUTS]
+    leaves = [t.requires_grad_(True) for t in inputs if t.is_floating_point()]
+    leaves += [p for p in model.parameters()]
+    outputs = model(*inputs)
+    grads = []
+    if GRADIENTS and leaves:
+        objective = sum((o * c.to(o.dtype)).sum() for o, c in zip(outputs, cotangents)
+                        if o.is_floating_point() and o.requires_grad)
+        if torch.is_tensor(objective):
+            grads = [g if g is not None else torch.zeros_like(l) for g, l in
+                     zip(torch.autograd.grad(objective, leaves, allow_unused=True), leaves)]
+    return [o.detach() for o in outputs] + [g.detach() for g in grads]
+
+
+def build(dtype):
+    params = {n: VALUES[n].to(dtype) if VALUES[n].is_floating_point() else VALUES[n].clone()
+              for n in PARAMETERS}
+    return params
+
+
+def main():
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(0)
+    reference_model = Model(build(torch.float64)).double()
+    shapes = [o.shape for o in reference_model(*[
+        VALUES[n].to(torch.float64) if VALUES[n].is_floating_point() else VALUES[n]
+        for n in INPUTS])]
+    cotangents = [torch.rand(s, generator=generator, dtype=torch.float64) * 2 - 1 for s in shapes]
+    reference = run(reference_model, torch.float64, cotangents)
+    eager = run(Model(build(torch.float32)), torch.float32, cotangents)
+    m = CANDIDATE_CLASS(build(torch.float32))
+    path = make_path(m)
+    bug = False
+    for call in range(CALLS):
+        got = run(path, torch.float32, cotangents)
+        for i, (g, r, e) in enumerate(zip(got, reference, eager)):
+            what = ("output %d" % i) if i < len(shapes) else ("gradient %d" % (i - len(shapes)))
+            if g.shape != r.shape:
+                print("call %d, %s: shape %s, expected %s" % (call, what, list(g.shape),
+                                                              list(r.shape)))
+                bug = True
+                continue
+            if not g.is_floating_point():
+                if not torch.equal(g, r) and not torch.equal(g, e):
+                    print("call %d, %s: integer values differ" % (call, what))
+                    bug = True
+                continue
+            g64, r64, e64 = g.double(), r.double(), e.double()
+            finite = torch.isfinite(r64) & torch.isfinite(e64)
+            if bool((finite & ~torch.isfinite(g64)).any()):
+                print("call %d, %s: NaN/Inf where the reference is finite" % (call, what))
+                bug = True
+                continue
+            if not bool(finite.any()):
+                continue
+            error = (g64 - r64).abs()[finite]
+            honest = (e64 - r64).abs()[finite]
+            scale = r64.abs()[finite].max().item() + 1.0
+            tolerance = 16 * honest + 1e-5 * scale
+            print("call %d, %s: max |path - float64| = %.3g, max |eager float32 - float64| = %.3g"
+                  % (call, what, error.max().item(), honest.max().item()))
+            if bool((error > tolerance).any()):
+                bug = True
+    print("BUG: %s differs from the float64 reference beyond float32 rounding" % PATH
+          if bug else "no difference beyond float32 rounding")
+    sys.exit(1 if bug else 0)
+
+
+if __name__ == "__main__":
+    main()
+)py";
+
+}  // namespace
+
+std::string python_model_source(const ir::Graph& graph) {
+  return model_class(graph, emit_forward(graph, SourceDialect::Python), "Model");
+}
+
+std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& values,
+                                 const ExportOptions& options) {
+  const std::string& backend = options.backend;
+  const EmittedForward forward = emit_forward(graph, SourceDialect::Python);
+  std::vector<std::string> inputs;
+  std::vector<std::string> parameters;
+  for (ir::ValueId id : graph.inputs()) inputs.push_back(graph.value(id).name);
+  for (ir::ValueId id : graph.parameters()) parameters.push_back(graph.value(id).name);
+  const std::string compile = compile_expression(backend);
+
+  std::string ops;
+  std::set<std::string> seen;
+  for (const ir::Node& node : graph.nodes()) {
+    const std::string name(ir::op_name(node.op));
+    if (seen.insert(name).second) ops += (ops.empty() ? "" : ", ") + name;
+  }
+  std::string text = "#!/usr/bin/env python3\n";
+  text += fmt::format("# weft repro: the {} path against PyTorch eager in float64.\n", backend);
+  text += fmt::format("# {} nodes ({}). Runs with stock PyTorch; exits 1 when the bug shows.\n",
+                      graph.nodes().size(), ops);
+  text += "import json\nimport os\nimport signal\nimport struct\nimport sys\nimport time\n\n";
+  text += "import torch\nimport torch.nn.functional as F\n\n";
+  text += "torch.set_num_threads(1)\n";
+  text += fuser_setup(backend) + "\n\n";
+  text += model_class(graph, forward, "Model") + "\n\n";
+  std::string candidate = "Model";
+  if (backend.rfind("fault:", 0) == 0) {
+    const FaultSpec spec = parse_fault_backend_name(backend);
+    text += fault_function(spec.kind) + "\n\n";
+    text += model_class(graph, with_fault_lines(graph, forward, spec.op), "FaultyModel") + "\n\n";
+    candidate = "FaultyModel";
+  }
+  if (!options.values_path.empty()) {
+    text += kSafetensorsReader;
+    text +=
+        "\n\nVALUES = load_safetensors(os.path.join(os.path.dirname(os.path.abspath(__file__)), " +
+        quoted(options.values_path) + "))\n";
+  } else {
+    text += "VALUES = {\n";
+    for (const auto& [name, value] : values) {
+      text += "    " + quoted(name) + ": " + python_tensor_literal(value) + ",\n";
+    }
+    text += "}\n";
+  }
+  text += "INPUTS = " + python_list(inputs) + "\n";
+  text += "PARAMETERS = " + python_list(parameters) + "\n";
+  text += "PATH = " + quoted(backend) + "\n";
+  text += fmt::format("CALLS = {}\n", options.calls);
+  text += std::string("GRADIENTS = ") + (path_has_gradients(backend) ? "True" : "False") + "\n";
+  text += "CANDIDATE_CLASS = " + candidate + "\n\n\n";
+  text += "def make_path(m):\n    return " + compile + "\n\n";
+  text += kCheck;
+  return text;
+}
+
+}  // namespace weft::oracle

@@ -1,0 +1,839 @@
+// The oracle's judge: compares every call of every path with the float64 reference, with a
+// tolerance measured on the honest float32 engine run of the same graph.
+//
+// The rule, per output or gradient tensor T and element i, with r = the reference (float64),
+// e = the float32 engine, b = the path judged, F = JudgeOptions::error_factor, eps = float32
+// epsilon, compared in float64:
+//   d_i = |e_i - r_i|            the honest float32 error at i
+//   D   = upper quartile of d    the typical honest error in T: where e happens to round
+//                                exactly, another honest order of operations need not; a
+//                                quantile, not the maximum, so that one discrete decision
+//                                flipped by rounding (round of .5, argmax of a near-tie)
+//                                does not widen the tolerance of the whole tensor
+//   S   = max_i |r_i|            T's scale: cancellation inside the graph leaves errors of
+//                                eps * S even on elements much smaller than S (a tensor
+//                                that is exactly zero takes the largest S of the case)
+//   G   = max S over every floating output and gradient of the case: terms that cancel inside the
+//                                graph (a gradient summed over a broadcast) leave residues of
+//                                eps * |intermediates|, which the judge cannot see; the case's
+//                                largest tensor is the best hint of their size (1 when
+//                                every floating result is exactly zero)
+//   tol_i = F * (d_i + D) + F * eps * (|r_i| + S + G)
+//   b_i is accepted when |b_i - r_i| <= tol_i or |b_i - e_i| <= tol_i.
+// Elements where r or e is not finite are skipped. Integer and bool tensors compare exactly,
+// except that where e and r differ (a tie or a rounding flip) both values are accepted.
+// Without an engine result (or one of another shape) d and D are zero: the floor alone.
+//
+// The float32 engine passes that rule by construction, so it is judged on a generous bound:
+// a floating tensor of the engine is wrong when max_i d_i / (eps * (|r_i| + S + G)) exceeds
+// JudgeOptions::engine_error_factor while another path's same measure is F times smaller,
+// unless the graph takes a discrete decision (round, floor, comparison, argmax, ...) that
+// float32 rounding may have flipped.
+#include "weft/oracle/judge.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <utility>
+
+#include "weft/error.h"
+#include "weft/ir/validate.h"
+
+namespace weft::oracle {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kEps32 = 1.1920928955078125e-07;  // FLT_EPSILON
+
+constexpr Symptom kSymptoms[] = {Symptom::Crash,         Symptom::Timeout,
+                                 Symptom::OutOfMemory,   Symptom::ExceptionMismatch,
+                                 Symptom::ShapeMismatch, Symptom::NanInfMismatch,
+                                 Symptom::WrongOutput,   Symptom::WrongGradient,
+                                 Symptom::Nondeterminism};
+
+std::string shape_text(const Shape& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+std::string number_text(double value) {
+  std::ostringstream out;
+  out.precision(9);
+  out << value;
+  return out.str();
+}
+
+// "node 3 'conv' (conv2d)" in a message: the node index and op.
+std::optional<std::pair<std::size_t, std::string>> node_from_message(const std::string& message) {
+  static const std::regex label(R"(node (\d+)(?: '[^']*')? \(([A-Za-z0-9_]+)\))");
+  std::smatch match;
+  if (!std::regex_search(message, match, label)) return std::nullopt;
+  return std::make_pair(static_cast<std::size_t>(std::stoull(match[1].str())), match[2].str());
+}
+
+std::string signal_name(const std::string& message) {
+  static const std::regex signal(R"(SIG[A-Z0-9]+)");
+  std::smatch match;
+  if (std::regex_search(message, match, signal)) return match[0].str();
+  return "crash";
+}
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+// Numbers → N, quoted names → '?', bracketed lists → [N], node labels removed, whitespace
+// collapsed, at most 120 characters.
+std::string normalize_message(const std::string& message) {
+  static const std::regex label(R"(node \d+(?: '[^']*')? \([A-Za-z0-9_]+\):?)");
+  const std::string text = std::regex_replace(message, label, "");
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    const bool word_before = i > 0 && is_word_char(text[i - 1]);
+    if (c == '[') {
+      int depth = 0;
+      std::size_t j = i;
+      for (; j < text.size(); ++j) {
+        if (text[j] == '[') ++depth;
+        if (text[j] == ']' && --depth == 0) break;
+      }
+      out += "[N]";
+      i = j + 1;
+    } else if ((c == '\'' || c == '"') && !word_before) {
+      const std::size_t close = text.find(c, i + 1);
+      if (close == std::string::npos) {
+        out += c;
+        ++i;
+      } else {
+        out += "'?'";
+        i = close + 1;
+      }
+    } else if (!word_before && (std::isdigit(static_cast<unsigned char>(c)) ||
+                                (c == '-' && i + 1 < text.size() &&
+                                 std::isdigit(static_cast<unsigned char>(text[i + 1]))))) {
+      std::size_t j = i + 1;
+      while (j < text.size() &&
+             (is_word_char(text[j]) || text[j] == '.' ||
+              ((text[j] == '-' || text[j] == '+') && (text[j - 1] == 'e' || text[j - 1] == 'E')))) {
+        ++j;
+      }
+      out += 'N';
+      i = j;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+      ++i;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  const std::size_t start = out.find_first_not_of(" :");
+  out = start == std::string::npos ? std::string() : out.substr(start);
+  if (out.size() > 120) out.resize(120);
+  return out;
+}
+
+// One output or gradient of the reference, with what the tolerance needs.
+struct Item {
+  std::string what;  // "output 1", "gradient of 'w'"
+  bool gradient = false;
+  std::size_t output = 0;  // for outputs
+  std::string leaf;        // for gradients
+  Shape shape;
+  bool floating = false;
+  std::optional<Dtype> declared;  // the dtype a path must return (not checked for the reference)
+  std::vector<double> r;
+  std::vector<double> e;  // empty without an honest float32 value
+  double scale = 0;       // S
+  double honest = 0;      // D: the upper quartile of |e - r|
+  double case_scale = 0;  // G: the largest S of every output and gradient
+};
+
+double tolerance(const Item& item, std::size_t i, double factor) {
+  const double d = item.e.empty() ? 0.0 : std::abs(item.e[i] - item.r[i]);
+  return factor * (d + item.honest) +
+         factor * kEps32 * (std::abs(item.r[i]) + item.scale + item.case_scale);
+}
+
+bool skipped(const Item& item, std::size_t i) {
+  return !std::isfinite(item.r[i]) || (!item.e.empty() && !std::isfinite(item.e[i]));
+}
+
+const Tensor* find_tensor(const CallResult& call, const Item& item) {
+  if (!item.gradient)
+    return item.output < call.outputs.size() ? &call.outputs[item.output] : nullptr;
+  auto it = call.gradients.find(item.leaf);
+  return it == call.gradients.end() ? nullptr : &it->second;
+}
+
+struct Problem {
+  Symptom symptom;
+  std::string message;
+};
+
+struct Errors {
+  double abs = 0;
+  double rel = 0;
+  double ratio = 0;
+};
+
+// Compares one tensor of a path with the reference item: nullopt when it agrees.
+std::optional<Problem> compare(const Item& item, const Tensor& tensor, bool check_dtype,
+                               bool reference_finite, double factor, Errors& errors) {
+  if (!tensor.defined()) return Problem{Symptom::ShapeMismatch, item.what + " is missing"};
+  if (tensor.sizes() != item.shape) {
+    return Problem{Symptom::ShapeMismatch, item.what + " has shape " + shape_text(tensor.sizes()) +
+                                               ", expected " + shape_text(item.shape)};
+  }
+  if (is_floating(tensor.dtype()) != item.floating ||
+      (check_dtype && item.declared && tensor.dtype() != *item.declared)) {
+    return Problem{Symptom::ShapeMismatch,
+                   item.what + " has dtype " + dtype_name(tensor.dtype()) + ", expected " +
+                       (item.declared ? dtype_name(*item.declared) : "a floating type")};
+  }
+  const std::vector<double> b = tensor.to_vector<double>();
+  std::optional<std::size_t> nan_at;
+  std::optional<std::size_t> worst;
+  double worst_ratio = 1;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (skipped(item, i)) continue;
+    if (!std::isfinite(b[i])) {
+      if (reference_finite && !nan_at) nan_at = i;
+      continue;
+    }
+    const double err = std::abs(b[i] - item.r[i]);
+    errors.abs = std::max(errors.abs, err);
+    errors.rel = std::max(errors.rel, err / std::max(std::abs(item.r[i]), kEps32 * item.scale));
+    double ratio = 0;
+    if (item.floating) {
+      double distance = err;
+      if (!item.e.empty()) distance = std::min(distance, std::abs(b[i] - item.e[i]));
+      ratio = distance / tolerance(item, i, factor);
+      errors.ratio = std::max(errors.ratio, ratio);
+    } else {
+      const bool ok = b[i] == item.r[i] || (!item.e.empty() && b[i] == item.e[i]);
+      ratio = ok ? 0 : std::numeric_limits<double>::infinity();
+    }
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      worst = i;
+    }
+  }
+  const std::string where = item.what + " " + shape_text(item.shape);
+  if (nan_at) {
+    return Problem{Symptom::NanInfMismatch, where + ": " + number_text(b[*nan_at]) +
+                                                " at element " + std::to_string(*nan_at) +
+                                                " where the reference is " +
+                                                number_text(item.r[*nan_at])};
+  }
+  if (!worst) return std::nullopt;
+  const std::size_t i = *worst;
+  std::string message = where + ": error " + number_text(std::abs(b[i] - item.r[i])) +
+                        " at element " + std::to_string(i) + " (got " + number_text(b[i]) +
+                        ", expected " + number_text(item.r[i]);
+  if (item.floating) message += ", tolerance " + number_text(tolerance(item, i, factor));
+  if (!item.e.empty()) message += ", float32 engine " + number_text(item.e[i]);
+  return Problem{item.gradient ? Symptom::WrongGradient : Symptom::WrongOutput, message + ")"};
+}
+
+// Whether a later call of a path differs from its first call beyond the item's tolerance.
+std::optional<std::string> differs(const Item& item, const Tensor& first, const Tensor& later,
+                                   bool reference_finite, double factor) {
+  if (first.sizes() != later.sizes() || first.dtype() != later.dtype()) {
+    return item.what + " has shape " + shape_text(later.sizes()) + " " + dtype_name(later.dtype()) +
+           ", the first call " + shape_text(first.sizes()) + " " + dtype_name(first.dtype());
+  }
+  if (first.sizes() != item.shape) return std::nullopt;  // reported as a shape mismatch
+  const std::vector<double> a = first.to_vector<double>();
+  const std::vector<double> b = later.to_vector<double>();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;
+    if (item.floating) {
+      const bool finite = std::isfinite(a[i]) && std::isfinite(b[i]);
+      if (skipped(item, i) || (!finite && !reference_finite)) continue;
+      if (finite && std::abs(a[i] - b[i]) <= tolerance(item, i, factor)) continue;
+    }
+    return item.what + " " + shape_text(item.shape) + ": " + number_text(b[i]) + " at element " +
+           std::to_string(i) + ", the first call gave " + number_text(a[i]);
+  }
+  return std::nullopt;
+}
+
+// max_i |x_i - r_i| / (eps * (|r_i| + S + G)) over the compared elements of a floating item.
+double relative_error(const Item& item, const std::vector<double>& x) {
+  double worst = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (skipped(item, i)) continue;
+    if (!std::isfinite(x[i])) return std::numeric_limits<double>::infinity();
+    const double floor = kEps32 * (std::abs(item.r[i]) + item.scale + item.case_scale);
+    if (floor == 0) {
+      if (x[i] != item.r[i]) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    worst = std::max(worst, std::abs(x[i] - item.r[i]) / floor);
+  }
+  return worst;
+}
+
+bool all_finite(const BackendResult& result) {
+  auto finite = [](const Tensor& t) {
+    if (!t.defined() || !t.is_floating_point()) return true;
+    for (double v : t.to_vector<double>()) {
+      if (!std::isfinite(v)) return false;
+    }
+    return true;
+  };
+  for (const CallResult& call : result.calls) {
+    for (const Tensor& t : call.outputs) {
+      if (!finite(t)) return false;
+    }
+    for (const auto& [name, t] : call.gradients) {
+      if (!finite(t)) return false;
+    }
+  }
+  return true;
+}
+
+std::optional<Dtype> leaf_dtype(const ir::Graph& graph, const std::string& name) {
+  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+    if (auto id = graph.find_leaf(kind, name)) return graph.type(*id).dtype;
+  }
+  return std::nullopt;
+}
+
+std::vector<Item> reference_items(const ir::Graph& graph, const CallResult& ref,
+                                  const CallResult* engine) {
+  std::vector<Item> items;
+  for (std::size_t k = 0; k < ref.outputs.size(); ++k) {
+    Item item;
+    item.what = "output " + std::to_string(k);
+    item.output = k;
+    if (k < graph.outputs().size()) item.declared = graph.type(graph.outputs()[k]).dtype;
+    items.push_back(std::move(item));
+  }
+  for (const auto& [name, gradient] : ref.gradients) {
+    Item item;
+    item.what = "gradient of '" + name + "'";
+    item.gradient = true;
+    item.leaf = name;
+    item.declared = leaf_dtype(graph, name);
+    items.push_back(std::move(item));
+  }
+  items.erase(std::remove_if(items.begin(), items.end(),
+                             [&](const Item& item) { return !find_tensor(ref, item)->defined(); }),
+              items.end());
+  for (Item& item : items) {
+    const Tensor& r = *find_tensor(ref, item);
+    item.shape = r.sizes();
+    item.floating = r.is_floating_point();
+    item.r = r.to_vector<double>();
+    const Tensor* e = engine ? find_tensor(*engine, item) : nullptr;
+    if (e && e->defined() && e->sizes() == item.shape && e->is_floating_point() == item.floating) {
+      item.e = e->to_vector<double>();
+    }
+    std::vector<double> honest;
+    for (std::size_t i = 0; i < item.r.size(); ++i) {
+      if (skipped(item, i)) continue;
+      item.scale = std::max(item.scale, std::abs(item.r[i]));
+      if (!item.e.empty()) honest.push_back(std::abs(item.e[i] - item.r[i]));
+    }
+    if (!honest.empty()) {
+      auto quartile = honest.begin() + static_cast<std::ptrdiff_t>(3 * (honest.size() - 1) / 4);
+      std::nth_element(honest.begin(), quartile, honest.end());
+      item.honest = *quartile;
+    }
+  }
+  // A tensor that is exactly zero (terms that cancel exactly in both engine runs) gets the
+  // largest scale of the case: another order of the same terms leaves eps-sized residues of
+  // intermediates whose size only the other tensors hint at.
+  double largest = 0;
+  for (const Item& item : items) {
+    if (item.floating) largest = std::max(largest, item.scale);
+  }
+  // Every floating result exactly zero: no hint at all; leaf values are of order one.
+  if (largest == 0) largest = 1;
+  for (Item& item : items) {
+    if (item.scale == 0) item.scale = largest;
+    item.case_scale = largest;
+  }
+  return items;
+}
+
+Finding make_finding(Symptom symptom, const std::string& backend, const std::string& message) {
+  Finding finding{symptom, backend, message, std::nullopt, {}, {}};
+  if (auto node = node_from_message(message)) {
+    finding.node = node->first;
+    finding.op = node->second;
+  }
+  return finding;
+}
+
+// The value symptom of one path over all its calls, or nullopt when it agrees.
+std::optional<Problem> judge_values(const BackendResult& result, const std::vector<Item>& items,
+                                    bool reference, bool reference_finite, double factor,
+                                    Errors& errors) {
+  std::optional<Problem> shape, nan, wrong_first, later;
+  for (std::size_t c = 0; c < result.calls.size(); ++c) {
+    const CallResult& call = result.calls[c];
+    const std::string prefix = c == 0 ? "" : "call " + std::to_string(c) + ": ";
+    auto note = [&](std::optional<Problem>& slot, Symptom symptom, const std::string& message) {
+      if (!slot) slot = Problem{symptom, prefix + message};
+    };
+    std::size_t expected_outputs = 0;
+    for (const Item& item : items) expected_outputs += item.gradient ? 0 : 1;
+    if (call.outputs.size() != expected_outputs) {
+      note(shape, Symptom::ShapeMismatch,
+           "returned " + std::to_string(call.outputs.size()) + " outputs, expected " +
+               std::to_string(expected_outputs));
+      continue;
+    }
+    for (const Item& item : items) {
+      // A path without gradients (forward only) returns none at all.
+      if (item.gradient && call.gradients.empty()) continue;
+      const Tensor* tensor = find_tensor(call, item);
+      if (!tensor) {
+        note(shape, Symptom::ShapeMismatch, item.what + " is missing");
+        continue;
+      }
+      if (!reference) {
+        Errors seen;
+        if (auto problem = compare(item, *tensor, true, reference_finite, factor, seen)) {
+          if (problem->symptom == Symptom::ShapeMismatch) {
+            note(shape, problem->symptom, problem->message);
+          } else if (problem->symptom == Symptom::NanInfMismatch) {
+            note(nan, problem->symptom, problem->message);
+          } else if (c == 0) {
+            if (!wrong_first || (wrong_first->symptom == Symptom::WrongGradient &&
+                                 problem->symptom == Symptom::WrongOutput)) {
+              wrong_first = Problem{problem->symptom, problem->message};
+            }
+          } else {
+            note(later, Symptom::Nondeterminism, problem->message);
+          }
+        }
+        errors.abs = std::max(errors.abs, seen.abs);
+        errors.rel = std::max(errors.rel, seen.rel);
+        errors.ratio = std::max(errors.ratio, seen.ratio);
+      }
+      if (c > 0) {
+        const Tensor* first = find_tensor(result.calls[0], item);
+        if (first && first->defined() && tensor->defined()) {
+          if (auto message = differs(item, *first, *tensor, reference_finite, factor)) {
+            note(later, Symptom::Nondeterminism, *message);
+          }
+        }
+      }
+    }
+  }
+  if (shape) return shape;
+  if (nan) return nan;
+  if (wrong_first) return wrong_first;
+  if (later) {
+    later->message = "differs from its first call: " + later->message;
+    return later;
+  }
+  return std::nullopt;
+}
+
+// Whether the graph takes a discrete decision on floating values (rounding, comparison,
+// argmax, a cast to an integer): float32 rounding may flip it, and the float32 engine then
+// lands far from the reference without a bug, while another path may flip it the other way.
+// Only the nodes `value` depends on count; without a value, the whole graph.
+bool has_discrete_decision(const ir::Graph& graph, std::optional<ir::ValueId> value) {
+  std::vector<bool> needed(graph.values().size(), !value.has_value());
+  if (value && graph.has_value(*value)) needed[static_cast<std::size_t>(*value)] = true;
+  for (std::size_t n = graph.nodes().size(); n-- > 0;) {
+    const ir::Node& node = graph.nodes()[n];
+    bool used = false;
+    for (ir::ValueId out : node.outputs) {
+      used = used || (graph.has_value(out) && needed[static_cast<std::size_t>(out)]);
+    }
+    if (!used) continue;
+    for (ir::ValueId in : node.inputs) {
+      if (graph.has_value(in)) needed[static_cast<std::size_t>(in)] = true;
+    }
+    switch (node.op) {
+      case ir::OpKind::Floor:
+      case ir::OpKind::Ceil:
+      case ir::OpKind::Round:
+      case ir::OpKind::Sign:
+      case ir::OpKind::Eq:
+      case ir::OpKind::Ne:
+      case ir::OpKind::Lt:
+      case ir::OpKind::Le:
+      case ir::OpKind::Gt:
+      case ir::OpKind::Ge:
+      case ir::OpKind::Argmax:
+      case ir::OpKind::Argmin:
+        return true;
+      case ir::OpKind::Div:
+        if (node.attrs.has("rounding_mode")) return true;
+        break;
+      case ir::OpKind::Cast:
+        if (!node.outputs.empty() && !is_floating(graph.type(node.outputs[0]).dtype)) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+// The engine's generous check: a floating tensor far from the reference where another path
+// lands much closer. Not applied when a flipped discrete decision could explain it.
+std::optional<Problem> judge_engine(const ir::Graph& graph,
+                                    const std::vector<BackendResult>& results,
+                                    const std::vector<Item>& items, const JudgeOptions& options) {
+  for (const Item& item : items) {
+    if (!item.floating || item.e.empty()) continue;
+    std::optional<ir::ValueId> value;
+    if (!item.gradient && item.output < graph.outputs().size()) {
+      value = graph.outputs()[item.output];
+    } else if (!item.gradient) {
+      continue;
+    }
+    if (has_discrete_decision(graph, value)) continue;
+    const double engine_error = relative_error(item, item.e);
+    if (!(engine_error > options.engine_error_factor)) continue;
+    for (const BackendResult& other : results) {
+      if (other.backend == kReferenceBackend || other.backend == kEngineBackend ||
+          other.outcome != Outcome::Ok || other.calls.empty()) {
+        continue;
+      }
+      const Tensor* tensor = find_tensor(other.calls[0], item);
+      if (!tensor || !tensor->defined() || tensor->sizes() != item.shape) continue;
+      const double other_error = relative_error(item, tensor->to_vector<double>());
+      if (other_error * options.error_factor <= engine_error) {
+        return Problem{item.gradient ? Symptom::WrongGradient : Symptom::WrongOutput,
+                       item.what + " " + shape_text(item.shape) + ": the float32 engine is " +
+                           number_text(engine_error) + " float32 epsilons of the scale " +
+                           number_text(item.scale) + " from the reference, '" + other.backend +
+                           "' only " + number_text(other_error)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view symptom_name(Symptom symptom) {
+  switch (symptom) {
+    case Symptom::Crash:
+      return "crash";
+    case Symptom::Timeout:
+      return "timeout";
+    case Symptom::OutOfMemory:
+      return "out-of-memory";
+    case Symptom::ExceptionMismatch:
+      return "exception-mismatch";
+    case Symptom::ShapeMismatch:
+      return "shape-mismatch";
+    case Symptom::NanInfMismatch:
+      return "nan-inf-mismatch";
+    case Symptom::WrongOutput:
+      return "wrong-output";
+    case Symptom::WrongGradient:
+      return "wrong-gradient";
+    case Symptom::Nondeterminism:
+      return "nondeterminism";
+  }
+  return "unknown";
+}
+
+Symptom symptom_from_name(std::string_view name) {
+  std::string known;
+  for (Symptom symptom : kSymptoms) {
+    if (symptom_name(symptom) == name) return symptom;
+    known += (known.empty() ? "" : ", ") + std::string(symptom_name(symptom));
+  }
+  throw Error("unknown symptom '" + std::string(name) + "' (expected one of " + known + ")");
+}
+
+std::string make_signature(const Finding& finding) {
+  std::string detail;
+  switch (finding.symptom) {
+    case Symptom::Crash:
+      detail = signal_name(finding.message);
+      break;
+    case Symptom::ExceptionMismatch:
+    case Symptom::ShapeMismatch:
+      detail = normalize_message(finding.message);
+      break;
+    default:
+      break;  // values and time: symptom, backend and op are the bug
+  }
+  return std::string(symptom_name(finding.symptom)) + "|" + finding.backend + "|" + finding.op +
+         "|" + detail;
+}
+
+Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
+              const JudgeOptions& options) {
+  Verdict verdict;
+  const BackendResult* ref = nullptr;
+  const BackendResult* engine = nullptr;
+  for (const BackendResult& result : results) {
+    if (result.backend == kReferenceBackend) ref = &result;
+    if (result.backend == kEngineBackend) engine = &result;
+    BackendSummary summary;
+    summary.backend = result.backend;
+    summary.outcome = result.outcome;
+    summary.message = result.message;
+    summary.seconds = result.seconds;
+    verdict.backends.push_back(std::move(summary));
+  }
+  if (!ref) {
+    throw Error(std::string("judge: no result of the reference path '") + kReferenceBackend +
+                "' among " + std::to_string(results.size()) + " results");
+  }
+
+  // Per backend, the first symptom found of the highest precedence.
+  std::map<std::string, Finding> found;
+  auto report = [&](Symptom symptom, const std::string& backend, const std::string& message) {
+    auto it = found.find(backend);
+    if (it != found.end() && it->second.symptom <= symptom) return;
+    found.insert_or_assign(backend, make_finding(symptom, backend, message));
+  };
+
+  // Crash, timeout, out of memory: results of their own, whatever the others did.
+  for (const BackendResult& result : results) {
+    const std::string where = result.phase.empty() ? "" : " in " + result.phase;
+    if (result.outcome == Outcome::Crash) {
+      report(Symptom::Crash, result.backend, "crashed" + where + ": " + result.message);
+    } else if (result.outcome == Outcome::Timeout) {
+      report(Symptom::Timeout, result.backend, "timed out" + where + ": " + result.message);
+    } else if (result.outcome == Outcome::OutOfMemory) {
+      report(Symptom::OutOfMemory, result.backend,
+             "ran out of memory" + where + ": " + result.message);
+    }
+  }
+
+  // Exceptions: which paths throw where the reference does not, or the reverse.
+  if (ref->outcome == Outcome::Exception) {
+    bool someone_ran = false;
+    for (const BackendResult& result : results) {
+      someone_ran = someone_ran || (result.outcome == Outcome::Ok && &result != ref);
+    }
+    if (someone_ran) {
+      report(Symptom::ExceptionMismatch, ref->backend, ref->message);
+      if (engine && engine->outcome == Outcome::Exception) {
+        report(Symptom::ExceptionMismatch, engine->backend, engine->message);
+      }
+    } else {
+      verdict.note = "every path refused the case: " + ref->message;
+    }
+  } else if (ref->outcome == Outcome::Ok) {
+    for (const BackendResult& result : results) {
+      if (result.outcome == Outcome::Exception) {
+        report(Symptom::ExceptionMismatch, result.backend, result.message);
+      }
+    }
+  }
+
+  // Values: every call of every path that ran against the reference's first call.
+  if (ref->outcome == Outcome::Ok && !ref->calls.empty()) {
+    const bool engine_ran = engine && engine->outcome == Outcome::Ok && !engine->calls.empty();
+    verdict.reference_finite = all_finite(*ref) && (!engine_ran || all_finite(*engine));
+    const std::vector<Item> items =
+        reference_items(graph, ref->calls[0], engine_ran ? &engine->calls[0] : nullptr);
+    for (std::size_t r = 0; r < results.size(); ++r) {
+      const BackendResult& result = results[r];
+      if (result.outcome != Outcome::Ok) continue;
+      Errors errors;
+      const bool is_reference = &result == ref;
+      if (auto problem = judge_values(result, items, is_reference, verdict.reference_finite,
+                                      options.error_factor, errors)) {
+        report(problem->symptom, result.backend, problem->message);
+      }
+      if (&result == engine) {
+        if (auto problem = judge_engine(graph, results, items, options)) {
+          report(problem->symptom, result.backend, problem->message);
+        }
+      }
+      verdict.backends[r].max_abs_error = errors.abs;
+      verdict.backends[r].max_rel_error = errors.rel;
+      verdict.backends[r].max_error_ratio = errors.ratio;
+    }
+  }
+
+  // Findings in the order of the results.
+  for (std::size_t r = 0; r < results.size(); ++r) {
+    auto it = found.find(results[r].backend);
+    if (it == found.end()) continue;
+    Finding finding = std::move(it->second);
+    found.erase(it);
+    finding.signature = make_signature(finding);
+    verdict.backends[r].agrees = false;
+    verdict.findings.push_back(std::move(finding));
+  }
+  return verdict;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+json verdict_to_json(const Verdict& verdict) {
+  json findings = json::array();
+  for (const Finding& finding : verdict.findings) {
+    json object = {{"symptom", symptom_name(finding.symptom)},
+                   {"backend", finding.backend},
+                   {"message", finding.message}};
+    if (finding.node) object["node"] = *finding.node;
+    object["op"] = finding.op;
+    object["signature"] = finding.signature;
+    findings.push_back(std::move(object));
+  }
+  json backends = json::array();
+  for (const BackendSummary& summary : verdict.backends) {
+    backends.push_back({{"backend", summary.backend},
+                        {"outcome", outcome_name(summary.outcome)},
+                        {"message", summary.message},
+                        {"seconds", summary.seconds},
+                        {"max_abs_error", summary.max_abs_error},
+                        {"max_rel_error", summary.max_rel_error},
+                        {"max_error_ratio", summary.max_error_ratio},
+                        {"agrees", summary.agrees}});
+  }
+  return {{"findings", std::move(findings)},
+          {"backends", std::move(backends)},
+          {"reference_finite", verdict.reference_finite},
+          {"note", verdict.note}};
+}
+
+namespace {
+
+class VerdictReader {
+ public:
+  explicit VerdictReader(const std::string& source) : source_(source) {}
+
+  Verdict read(const json& document) {
+    if (!document.is_object()) fail("", "expected a verdict object, got " + describe(document));
+    Verdict verdict;
+    const json& findings = array_member(document, "", "findings");
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+      verdict.findings.push_back(read_finding(findings[i], "/findings/" + std::to_string(i)));
+    }
+    const json& backends = array_member(document, "", "backends");
+    for (std::size_t i = 0; i < backends.size(); ++i) {
+      verdict.backends.push_back(read_summary(backends[i], "/backends/" + std::to_string(i)));
+    }
+    verdict.reference_finite = boolean(document, "", "reference_finite");
+    verdict.note = string(document, "", "note");
+    return verdict;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& pointer, const std::string& problem) const {
+    throw FormatError(source_, pointer, problem);
+  }
+
+  static std::string describe(const json& value) {
+    std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return std::string(value.type_name()) + " (" + text + ")";
+  }
+
+  static std::string child(const std::string& pointer, const char* key) {
+    return pointer + "/" + ir::json_pointer_token(key);
+  }
+
+  const json& member(const json& object, const std::string& pointer, const char* key) const {
+    auto it = object.find(key);
+    if (it == object.end()) fail(child(pointer, key), "missing");
+    return *it;
+  }
+  const json& array_member(const json& object, const std::string& pointer, const char* key) const {
+    const json& value = member(object, pointer, key);
+    if (!value.is_array()) fail(child(pointer, key), "expected an array, got " + describe(value));
+    return value;
+  }
+  std::string string(const json& object, const std::string& pointer, const char* key) const {
+    const json& value = member(object, pointer, key);
+    if (!value.is_string()) fail(child(pointer, key), "expected a string, got " + describe(value));
+    return value.get<std::string>();
+  }
+  bool boolean(const json& object, const std::string& pointer, const char* key) const {
+    const json& value = member(object, pointer, key);
+    if (!value.is_boolean())
+      fail(child(pointer, key), "expected a boolean, got " + describe(value));
+    return value.get<bool>();
+  }
+  double number(const json& object, const std::string& pointer, const char* key) const {
+    const json& value = member(object, pointer, key);
+    if (!value.is_number()) fail(child(pointer, key), "expected a number, got " + describe(value));
+    return value.get<double>();
+  }
+
+  Finding read_finding(const json& object, const std::string& pointer) const {
+    if (!object.is_object()) fail(pointer, "expected a finding object, got " + describe(object));
+    Finding finding{};
+    const std::string symptom = string(object, pointer, "symptom");
+    try {
+      finding.symptom = symptom_from_name(symptom);
+    } catch (const Error& e) {
+      fail(child(pointer, "symptom"), e.what());
+    }
+    finding.backend = string(object, pointer, "backend");
+    finding.message = string(object, pointer, "message");
+    auto node = object.find("node");
+    if (node != object.end() && !node->is_null()) {
+      if (!node->is_number_unsigned()) {
+        fail(child(pointer, "node"), "expected a node index, got " + describe(*node));
+      }
+      finding.node = node->get<std::size_t>();
+    }
+    finding.op = string(object, pointer, "op");
+    finding.signature = string(object, pointer, "signature");
+    return finding;
+  }
+
+  BackendSummary read_summary(const json& object, const std::string& pointer) const {
+    if (!object.is_object()) fail(pointer, "expected a backend object, got " + describe(object));
+    BackendSummary summary;
+    summary.backend = string(object, pointer, "backend");
+    try {
+      summary.outcome = outcome_from_name(string(object, pointer, "outcome"));
+    } catch (const FormatError&) {
+      throw;
+    } catch (const Error& e) {
+      fail(child(pointer, "outcome"), e.what());
+    }
+    summary.message = string(object, pointer, "message");
+    summary.seconds = number(object, pointer, "seconds");
+    summary.max_abs_error = number(object, pointer, "max_abs_error");
+    summary.max_rel_error = number(object, pointer, "max_rel_error");
+    if (object.contains("max_error_ratio")) {
+      summary.max_error_ratio = number(object, pointer, "max_error_ratio");
+    }
+    summary.agrees = boolean(object, pointer, "agrees");
+    return summary;
+  }
+
+  std::string source_;
+};
+
+}  // namespace
+
+Verdict verdict_from_json(const json& document, const std::string& source) {
+  try {
+    return VerdictReader(source).read(document);
+  } catch (const FormatError&) {
+    throw;
+  } catch (const json::exception& e) {
+    throw FormatError(source, "", std::string("malformed verdict: ") + e.what());
+  }
+}
+
+}  // namespace weft::oracle

@@ -1,0 +1,184 @@
+// The oracle's driver: every backend of the case in the worker, the judge, and localization of
+// each finding by bisection over prefixes of the graph.
+#include "weft/oracle/oracle.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "weft/error.h"
+
+namespace weft::oracle {
+
+namespace {
+
+// The leaves `graph` declares, taken from `values` (a prefix uses fewer than the whole case).
+ir::TensorMap leaves_of(const ir::Graph& graph, const ir::TensorMap& values) {
+  ir::TensorMap result;
+  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+    for (ir::ValueId id : graph.leaves(kind)) {
+      const std::string& name = graph.value(id).name;
+      const auto it = values.find(name);
+      if (it != values.end()) result.emplace(name, it->second);
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+std::vector<std::string> default_backends() {
+  std::vector<std::string> names = {kReferenceBackend, kEngineBackend,       "torch",
+                                    "torchscript",     "torchscript-frozen", "torchscript-ofi",
+                                    "torchscript-nnc"};
+  for (const BackendInfo& info : list_backends()) {
+    if (info.name == "torch-cuda" && info.unavailable_reason.empty()) names.push_back(info.name);
+  }
+  return names;
+}
+
+std::vector<std::string> parse_backend_list(const std::string& text) {
+  std::vector<std::string> names;
+  std::stringstream stream(text);
+  std::string name;
+  while (std::getline(stream, name, ',')) {
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (name.empty()) continue;
+    make_backend(name);  // throws for an unknown name or a malformed fault spec
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  for (const char* required : {kEngineBackend, kReferenceBackend}) {
+    if (std::find(names.begin(), names.end(), required) == names.end()) {
+      names.insert(names.begin(), required);
+    }
+  }
+  return names;
+}
+
+ir::Graph prefix_graph(const ir::Graph& graph, std::size_t last) {
+  if (last >= graph.nodes().size()) {
+    throw Error("prefix_graph: node " + std::to_string(last) + " of a graph with " +
+                std::to_string(graph.nodes().size()) + " nodes");
+  }
+  std::set<ir::ValueId> used;
+  std::set<ir::ValueId> consumed_later;  // by a node of the cut
+  for (std::size_t n = 0; n <= last; ++n) {
+    for (ir::ValueId id : graph.nodes()[n].inputs) used.insert(id);
+  }
+  ir::Graph cut;
+  std::map<ir::ValueId, ir::ValueId> renamed;
+  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+    for (ir::ValueId id : graph.leaves(kind)) {
+      if (used.count(id) == 0) continue;
+      const ir::Value& leaf = graph.value(id);
+      renamed[id] = cut.add_leaf(kind, leaf.name, leaf.type);
+    }
+  }
+  for (std::size_t n = 0; n <= last; ++n) {
+    const ir::Node& node = graph.nodes()[n];
+    std::vector<ir::ValueId> inputs;
+    for (ir::ValueId id : node.inputs) inputs.push_back(renamed.at(id));
+    std::vector<ir::TensorType> types;
+    for (ir::ValueId id : node.outputs) types.push_back(graph.type(id));
+    const std::vector<ir::ValueId> outputs =
+        cut.add_node(node.op, inputs, node.attrs, types, node.name);
+    for (std::size_t k = 0; k < outputs.size(); ++k) renamed[node.outputs[k]] = outputs[k];
+  }
+  for (std::size_t n = 0; n <= last; ++n) {
+    for (ir::ValueId id : graph.nodes()[n].outputs) {
+      if (used.count(id) == 0) cut.mark_output(renamed.at(id));
+    }
+  }
+  return cut;
+}
+
+Oracle::Oracle(OracleOptions options) : options_(std::move(options)), worker_(options_.worker) {
+  for (const char* required : {kReferenceBackend, kEngineBackend}) {
+    if (std::find(options_.backends.begin(), options_.backends.end(), required) ==
+        options_.backends.end()) {
+      options_.backends.insert(options_.backends.begin(), required);
+    }
+  }
+}
+
+CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& values) {
+  CaseReport report;
+  RunSpec spec;
+  spec.calls = options_.calls;
+  if (options_.gradients) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
+  for (const std::string& backend : options_.backends) {
+    report.results.push_back(worker_.run(backend, graph, values, spec));
+    ++report.backend_runs;
+  }
+  report.verdict = judge(graph, report.results, options_.judge);
+  if (options_.localize) {
+    double slowest_ok = 0;
+    for (const BackendResult& result : report.results) {
+      if (result.outcome == Outcome::Ok) slowest_ok = std::max(slowest_ok, result.seconds);
+    }
+    for (Finding& finding : report.verdict.findings) {
+      if (!finding.node) localize(graph, values, finding, slowest_ok, report.backend_runs);
+      if (finding.node && *finding.node < graph.nodes().size()) {
+        finding.op = std::string(ir::op_name(graph.nodes()[*finding.node].op));
+      }
+      finding.signature = make_signature(finding);
+    }
+  }
+  return report;
+}
+
+bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Finding& finding,
+                   int& runs) {
+  RunSpec spec;
+  spec.calls = options_.calls;
+  if (options_.gradients) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
+  std::vector<std::string> backends = {kReferenceBackend, kEngineBackend};
+  if (std::find(backends.begin(), backends.end(), finding.backend) == backends.end()) {
+    backends.push_back(finding.backend);
+  }
+  std::vector<BackendResult> results;
+  for (const std::string& backend : backends) {
+    results.push_back(worker_.run(backend, graph, values, spec));
+    ++runs;
+  }
+  const Verdict verdict = judge(graph, results, options_.judge);
+  return std::any_of(verdict.findings.begin(), verdict.findings.end(), [&](const Finding& f) {
+    return f.backend == finding.backend && f.symptom == finding.symptom;
+  });
+}
+
+void Oracle::localize(const ir::Graph& graph, const ir::TensorMap& values, Finding& finding,
+                      double slowest_ok, int& runs) {
+  if (graph.nodes().empty()) return;
+  // Hangs are bisected under a shorter limit: a prefix either hangs too or runs about as fast
+  // as the case's other paths did.
+  const double full_limit = worker_.time_limit();
+  if (finding.symptom == Symptom::Timeout) {
+    worker_.set_time_limit(std::min(full_limit, std::max(2.0, 10 * slowest_ok)));
+  }
+  // Bisection: the smallest prefix that still shows the symptom ends at the faulty node
+  // (a prefix is the cheapest graph in which the node's inputs are what they were).
+  std::size_t lo = 0;
+  std::size_t hi = graph.nodes().size() - 1;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const ir::Graph cut = prefix_graph(graph, mid);
+    bool found = false;
+    try {
+      found = shows(cut, leaves_of(cut, values), finding, runs);
+    } catch (const Error&) {
+      found = false;  // a prefix no worker could run tells nothing
+    }
+    if (found) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  worker_.set_time_limit(full_limit);
+  finding.node = lo;
+}
+
+}  // namespace weft::oracle

@@ -1,0 +1,731 @@
+// The source-text row of the op table (weft/oracle/source.h): every OpKind written as the
+// TorchScript or PyTorch call that torch_eager.cpp's lower_node makes, with its attributes
+// spelled out (defaults filled in) so that the text does not depend on PyTorch's defaults.
+// The switch has no default, so a new op without a row does not compile. No torch headers.
+#include "weft/oracle/source.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "weft/error.h"
+#include "weft/ir/op_schema.h"
+
+namespace weft::oracle {
+
+namespace {
+
+using ir::Attributes;
+using ir::OpKind;
+
+std::string int_literal(std::int64_t value) {
+  // -9223372036854775808 is a unary minus applied to a literal that does not fit an int64
+  // (TorchScript's lexer refuses it).
+  if (value == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807 - 1)";
+  return std::to_string(value);
+}
+
+std::string ints_literal(const std::vector<std::int64_t>& values) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += int_literal(values[i]);
+  }
+  return text + "]";
+}
+
+std::string bool_literal(bool value) {
+  return value ? "True" : "False";
+}
+
+std::string string_literal(const std::string& value) {
+  std::string text = "'";
+  for (char c : value) {
+    if (c == '\\' || c == '\'') text += '\\';
+    text += c;
+  }
+  return text + "'";
+}
+
+// A whole-valued multiplier (add's alpha, addmm's beta) as an int literal, as Python programs
+// write it and as torch_eager.cpp's multiplier() passes it: ATen refuses floating alphas for
+// integral tensors.
+std::string multiplier_literal(double value) {
+  if (std::nearbyint(value) == value && std::abs(value) < 9.0e15) {
+    return int_literal(static_cast<std::int64_t>(value));
+  }
+  return float_literal(value);
+}
+
+bool is_python_keyword(const std::string& word) {
+  static const std::set<std::string> keywords{
+      "False",   "None",     "True",     "and",    "as",   "assert", "async",  "await",
+      "break",   "class",    "continue", "def",    "del",  "elif",   "else",   "except",
+      "finally", "for",      "from",     "global", "if",   "import", "in",     "is",
+      "lambda",  "nonlocal", "not",      "or",     "pass", "raise",  "return", "try",
+      "while",   "with",     "yield",    "print",  "exec"};
+  return keywords.count(word) > 0;
+}
+
+// Names the emitted text or its module class uses, which a leaf identifier must not shadow:
+// modules and builtins the bodies call, and the attributes of torch.nn.Module (PyTorch 1.13's
+// dir(torch.nn.Module), plus `training`), since parameters become attributes.
+bool is_reserved_name(const std::string& word) {
+  static const std::set<std::string> reserved{"self",
+                                              "torch",
+                                              "F",
+                                              "math",
+                                              "float",
+                                              "int",
+                                              "bool",
+                                              "len",
+                                              "list",
+                                              "tuple",
+                                              "range",
+                                              "Exception",
+                                              "T_destination",
+                                              "add_module",
+                                              "apply",
+                                              "bfloat16",
+                                              "buffers",
+                                              "children",
+                                              "cpu",
+                                              "cuda",
+                                              "double",
+                                              "dump_patches",
+                                              "eval",
+                                              "extra_repr",
+                                              "forward",
+                                              "get_buffer",
+                                              "get_extra_state",
+                                              "get_parameter",
+                                              "get_submodule",
+                                              "half",
+                                              "ipu",
+                                              "load_state_dict",
+                                              "modules",
+                                              "named_buffers",
+                                              "named_children",
+                                              "named_modules",
+                                              "named_parameters",
+                                              "parameters",
+                                              "register_backward_hook",
+                                              "register_buffer",
+                                              "register_forward_hook",
+                                              "register_forward_pre_hook",
+                                              "register_full_backward_hook",
+                                              "register_load_state_dict_post_hook",
+                                              "register_module",
+                                              "register_parameter",
+                                              "requires_grad_",
+                                              "set_extra_state",
+                                              "share_memory",
+                                              "state_dict",
+                                              "to",
+                                              "to_empty",
+                                              "train",
+                                              "training",
+                                              "type",
+                                              "xpu",
+                                              "zero_grad"};
+  return is_python_keyword(word) || reserved.count(word) > 0;
+}
+
+// v<digits>: the names of node outputs.
+bool looks_like_value_name(const std::string& word) {
+  return word.size() >= 2 && word[0] == 'v' &&
+         std::isdigit(static_cast<unsigned char>(word[1])) != 0;
+}
+
+class Emitter {
+ public:
+  Emitter(const ir::Graph& graph, SourceDialect dialect)
+      : graph_(graph), dialect_(dialect), names_(graph.values().size()) {}
+
+  EmittedForward run() {
+    EmittedForward out;
+    std::set<std::string> taken;
+    auto unique = [&](const std::string& leaf_name) {
+      std::string ident = sanitize_identifier(leaf_name);
+      // Leading underscores are nn.Module's private attributes (_parameters, _buffers, ...).
+      if (ident[0] == '_' || looks_like_value_name(ident)) ident = "leaf" + ident;
+      if (is_reserved_name(ident)) ident += "_";
+      std::string candidate = ident;
+      for (int k = 2; taken.count(candidate) > 0; ++k) candidate = ident + "_" + std::to_string(k);
+      taken.insert(candidate);
+      return candidate;
+    };
+    for (ir::ValueId id : graph_.inputs()) {
+      const std::string& name = graph_.value(id).name;
+      const std::string ident = unique(name);
+      out.inputs.push_back(ident);
+      out.identifiers[name] = ident;
+      names_[static_cast<std::size_t>(id)] = ident;
+    }
+    for (ir::ValueId id : graph_.parameters()) {
+      const std::string& name = graph_.value(id).name;
+      const std::string ident = unique(name);
+      out.parameters.push_back(ident);
+      out.identifiers[name] = ident;
+      names_[static_cast<std::size_t>(id)] = "self." + ident;
+    }
+    for (std::size_t n = 0; n < graph_.nodes().size(); ++n) emit_node(n);
+    std::string ret = "return (";
+    for (ir::ValueId id : graph_.outputs()) {
+      const std::string& expr = name_of(id, "output");
+      out.outputs.push_back(expr);
+      ret += expr + ", ";
+    }
+    if (!graph_.outputs().empty()) ret.resize(ret.size() - 1);  // "(a, b," and "(a,"
+    if (graph_.outputs().size() > 1) ret.pop_back();
+    ret += ")";
+    lines_.push_back(ret);
+    out.lines = std::move(lines_);
+    return out;
+  }
+
+ private:
+  bool script() const { return dialect_ == SourceDialect::TorchScript; }
+
+  const std::string& name_of(ir::ValueId id, const std::string& what) const {
+    if (!graph_.has_value(id) || names_[static_cast<std::size_t>(id)].empty()) {
+      throw Error(what + " value " + std::to_string(id) + " is not computed before it is used");
+    }
+    return names_[static_cast<std::size_t>(id)];
+  }
+
+  const ir::Shape& shape_of(ir::ValueId id) const { return graph_.type(id).shape; }
+
+  [[noreturn]] void refuse(std::size_t n, const std::string& message) const {
+    throw Error(ir::node_label(graph_, n) + ": " + message);
+  }
+
+  // The statement comment that lets a TorchScript traceback be mapped back to the node.
+  std::string tag(std::size_t n) const {
+    return "  # node " + std::to_string(n) + ": " + std::string(ir::op_name(graph_.nodes()[n].op));
+  }
+
+  void emit_node(std::size_t n) {
+    const ir::Node& node = graph_.nodes()[n];
+    const ir::OpSchema& schema = ir::schema(node.op);
+    if (!schema.accepts_input_count(static_cast<int>(node.inputs.size()))) {
+      refuse(n, std::string(schema.name()) + " expects " + schema.input_count_text() +
+                    " inputs, got " + std::to_string(node.inputs.size()));
+    }
+    std::vector<std::string> in;
+    for (ir::ValueId id : node.inputs) {
+      in.push_back(name_of(id, ir::node_label(graph_, n) + ": input"));
+    }
+    std::vector<std::string> out;
+    for (ir::ValueId id : node.outputs) out.push_back("v" + std::to_string(id));
+    const Attributes a = ir::with_defaults(node.op, node.attrs);
+
+    // Multi-output ops write their own statements; the others return one expression.
+    if (node.op == OpKind::Max || node.op == OpKind::Min) {
+      if (out.size() != 2)
+        refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
+                      std::string(schema.name()) + " has 2");
+      lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
+                       in[0] + ", " + int_literal(a.get_int("dim")) +
+                       ", keepdim=" + bool_literal(a.get_bool("keepdim")) + ")" + tag(n));
+    } else if (node.op == OpKind::Split || node.op == OpKind::Chunk) {
+      std::string call;
+      if (node.op == OpKind::Chunk) {
+        call = "torch.chunk(" + in[0] + ", " + int_literal(a.get_int("chunks")) + ", " +
+               int_literal(a.get_int("dim")) + ")";
+      } else {
+        // One size: the chunk size (torch.split(x, 2)); several: the sections.
+        const auto& sizes = a.get_ints("split_size");
+        const std::string size_text =
+            sizes.size() == 1 ? int_literal(sizes[0]) : ints_literal(sizes);
+        const char* fn = sizes.size() != 1 && script() ? "torch.split_with_sizes(" : "torch.split(";
+        call = fn + in[0] + ", " + size_text + ", " + int_literal(a.get_int("dim")) + ")";
+      }
+      const std::string parts = out.empty() ? std::string("parts") : out[0] + "_parts";
+      lines_.push_back(parts + " = " + call + tag(n));
+      for (std::size_t k = 0; k < out.size(); ++k) {
+        lines_.push_back(out[k] + " = " + parts + "[" + std::to_string(k) + "]");
+      }
+    } else {
+      if (out.size() != 1) {
+        refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
+                      std::string(schema.name()) + " has 1");
+      }
+      lines_.push_back(out[0] + " = " + expression(n, node, a, in) + tag(n));
+    }
+    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+      names_[static_cast<std::size_t>(node.outputs[k])] = out[k];
+    }
+  }
+
+  // torch.<op>(args) in both dialects.
+  static std::string call(const std::string& fn, const std::vector<std::string>& args) {
+    std::string text = fn + "(";
+    for (std::size_t i = 0; i < args.size(); ++i) text += (i > 0 ? ", " : "") + args[i];
+    return text + ")";
+  }
+  // Script: torch.<script_fn>; Python: <python_fn> (F.* where the functional is clearer).
+  std::string call2(const std::string& script_fn, const std::string& python_fn,
+                    const std::vector<std::string>& args) const {
+    return call(script() ? script_fn : python_fn, args);
+  }
+  static std::string optional_input(const std::vector<std::string>& in, std::size_t i) {
+    return i < in.size() ? in[i] : std::string("None");
+  }
+  static std::string optional_int(const Attributes& a, std::string_view name) {
+    return a.has(name) ? int_literal(a.get_int(name)) : std::string("None");
+  }
+  static std::string optional_float(const Attributes& a, std::string_view name) {
+    return a.has(name) ? float_literal(a.get_float(name)) : std::string("None");
+  }
+  // A convolution or pooling size list. ATen applies a one-element list to every spatial dim;
+  // it is written as one int (stride=1), as PyTorch programs and nn.Conv2d's scripted forward
+  // spell it, and TorchScript expands it to the full list at compile time. (Spelled as a list,
+  // LibTorch 1.13's optimize_for_inference hands the one-element list to oneDNN unexpanded:
+  // SIGFPE in mkldnn_reorder_conv2d_weight for a stride, "dimensions are invalid" for a
+  // padding or dilation; see TorchScriptFindings in tests/oracle/torchscript_test.cpp.)
+  static std::string spatial(const std::vector<std::int64_t>& values) {
+    return values.size() == 1 ? int_literal(values[0]) : ints_literal(values);
+  }
+  // An empty dim list means every dim (the IR's convention): None.
+  static std::string optional_dims(const std::vector<std::int64_t>& dims) {
+    return dims.empty() ? std::string("None") : ints_literal(dims);
+  }
+
+  std::string expression(std::size_t n, const ir::Node& node, const Attributes& a,
+                         const std::vector<std::string>& in) const {
+    const std::string op(ir::op_name(node.op));
+    const std::string x = in.empty() ? std::string() : in[0];
+    switch (node.op) {
+      case OpKind::Neg:
+      case OpKind::Abs:
+      case OpKind::Exp:
+      case OpKind::Log:
+      case OpKind::Log2:
+      case OpKind::Sqrt:
+      case OpKind::Rsqrt:
+      case OpKind::Reciprocal:
+      case OpKind::Sin:
+      case OpKind::Cos:
+      case OpKind::Tan:
+      case OpKind::Asin:
+      case OpKind::Acos:
+      case OpKind::Atan:
+      case OpKind::Sinh:
+      case OpKind::Cosh:
+      case OpKind::Tanh:
+      case OpKind::Erf:
+      case OpKind::Floor:
+      case OpKind::Ceil:
+      case OpKind::Round:
+      case OpKind::Sign:
+      case OpKind::Sigmoid:
+      case OpKind::Relu:
+      case OpKind::Eq:
+      case OpKind::Ne:
+      case OpKind::Lt:
+      case OpKind::Le:
+      case OpKind::Gt:
+      case OpKind::Ge:
+      case OpKind::LogicalAnd:
+      case OpKind::LogicalOr:
+      case OpKind::LogicalXor:
+      case OpKind::LogicalNot:
+      case OpKind::Where:
+      case OpKind::Mul:
+      case OpKind::Pow:
+      case OpKind::Maximum:
+      case OpKind::Minimum:
+      case OpKind::Matmul:
+      case OpKind::Mm:
+      case OpKind::Bmm:
+        return call("torch." + op, in);
+      case OpKind::LeakyRelu:
+        return call2("torch.leaky_relu", "F.leaky_relu",
+                     {x, float_literal(a.get_float("negative_slope"))});
+      case OpKind::Elu:
+        return call2("torch.elu", "F.elu", {x, float_literal(a.get_float("alpha"))});
+      case OpKind::Gelu:
+        return call2("torch.gelu", "F.gelu",
+                     {x, "approximate=" + string_literal(a.get_string("approximate"))});
+      case OpKind::Silu:
+        return call2("torch.silu", "F.silu", {x});
+      case OpKind::Softplus:
+        return call2(
+            "torch.softplus", "F.softplus",
+            {x, float_literal(a.get_float("beta")), float_literal(a.get_float("threshold"))});
+      case OpKind::Hardtanh:
+        return call2(
+            "torch.hardtanh", "F.hardtanh",
+            {x, float_literal(a.get_float("min_val")), float_literal(a.get_float("max_val"))});
+      case OpKind::Clamp:
+        // Floating bounds, as the engine's: an integral input is promoted like torch.clamp's.
+        return call("torch.clamp",
+                    {x, "min=" + optional_float(a, "min"), "max=" + optional_float(a, "max")});
+      case OpKind::Add:
+      case OpKind::Sub:
+        return call("torch." + op,
+                    {in[0], in[1], "alpha=" + multiplier_literal(a.get_float("alpha"))});
+      case OpKind::Div:
+        if (!a.has("rounding_mode")) return call("torch.div", in);
+        return call(
+            "torch.div",
+            {in[0], in[1], "rounding_mode=" + string_literal(a.get_string("rounding_mode"))});
+      case OpKind::Sum:
+      case OpKind::Mean:
+        return call("torch." + op, {x, "dim=" + optional_dims(a.get_ints("dim")),
+                                    "keepdim=" + bool_literal(a.get_bool("keepdim"))});
+      case OpKind::Prod: {
+        if (a.has("dim")) {
+          return call("torch.prod", {x, int_literal(a.get_int("dim")),
+                                     "keepdim=" + bool_literal(a.get_bool("keepdim"))});
+        }
+        // prod without a dim ignores keepdim in PyTorch; the IR keeps every dim as size 1.
+        const std::size_t rank = shape_of(node.inputs[0]).size();
+        if (!a.get_bool("keepdim") || rank == 0) return call("torch.prod", {x});
+        return call("torch.prod", {x}) + ".reshape(" +
+               ints_literal(std::vector<std::int64_t>(rank, 1)) + ")";
+      }
+      case OpKind::Max:
+      case OpKind::Min:
+      case OpKind::Split:
+      case OpKind::Chunk:
+        break;  // written by emit_node
+      case OpKind::Argmax:
+      case OpKind::Argmin:
+        return call("torch." + op, {x, "dim=" + optional_int(a, "dim"),
+                                    "keepdim=" + bool_literal(a.get_bool("keepdim"))});
+      case OpKind::Var:
+      case OpKind::Std:
+        return call("torch." + op, {x, optional_dims(a.get_ints("dim")),
+                                    "correction=" + int_literal(a.get_int("correction")),
+                                    "keepdim=" + bool_literal(a.get_bool("keepdim"))});
+      case OpKind::Logsumexp:
+        return call("torch.logsumexp", {x, ints_literal(a.get_ints("dim")),
+                                        "keepdim=" + bool_literal(a.get_bool("keepdim"))});
+      case OpKind::Softmax:
+      case OpKind::LogSoftmax:
+        return call("torch." + op, {x, int_literal(a.get_int("dim"))});
+      case OpKind::Linear:
+        return call2("torch.linear", "F.linear", {in[0], in[1], optional_input(in, 2)});
+      case OpKind::Addmm:
+        return call("torch.addmm",
+                    {in[0], in[1], in[2], "beta=" + multiplier_literal(a.get_float("beta")),
+                     "alpha=" + multiplier_literal(a.get_float("alpha"))});
+      case OpKind::Conv1d:
+      case OpKind::Conv2d:
+        return call("torch." + op,
+                    {in[0], in[1], optional_input(in, 2), spatial(a.get_ints("stride")),
+                     spatial(a.get_ints("padding")), spatial(a.get_ints("dilation")),
+                     int_literal(a.get_int("groups"))});
+      case OpKind::MaxPool1d:
+      case OpKind::MaxPool2d:
+        // An empty stride means stride = kernel_size.
+        return call("torch." + op,
+                    {x, spatial(a.get_ints("kernel_size")), spatial(a.get_ints("stride")),
+                     spatial(a.get_ints("padding")), spatial(a.get_ints("dilation")),
+                     bool_literal(a.get_bool("ceil_mode"))});
+      case OpKind::AvgPool1d:
+      case OpKind::AvgPool2d:
+        return call2("torch." + op,
+                     node.op == OpKind::AvgPool1d ? "torch.avg_pool1d" : "F.avg_pool2d",
+                     {x, spatial(a.get_ints("kernel_size")), spatial(a.get_ints("stride")),
+                      spatial(a.get_ints("padding")), bool_literal(a.get_bool("ceil_mode")),
+                      bool_literal(a.get_bool("count_include_pad"))});
+      case OpKind::AdaptiveAvgPool2d:
+        return call2("torch.adaptive_avg_pool2d", "F.adaptive_avg_pool2d",
+                     {x, ints_literal(a.get_ints("output_size"))});
+      case OpKind::BatchNorm: {
+        // IR order: input, weight, bias[, running_mean, running_var]. Running stats are
+        // detached copies: ATen updates them in place in training mode and gives them no
+        // gradient.
+        auto stat = [&](std::size_t i) {
+          return i < in.size() ? in[i] + ".detach().clone()" : std::string("None");
+        };
+        return call(
+            "torch.batch_norm",
+            {in[0], in[1], in[2], stat(3), stat(4), bool_literal(a.get_bool("training")),
+             float_literal(a.get_float("momentum")), float_literal(a.get_float("eps")), "True"});
+      }
+      case OpKind::LayerNorm:
+        return call("torch.layer_norm",
+                    {x, ints_literal(a.get_ints("normalized_shape")), optional_input(in, 1),
+                     optional_input(in, 2), float_literal(a.get_float("eps"))});
+      case OpKind::Dropout: {
+        // Identity (eval, p == 0, empty input) and p == 1 are deterministic; any other
+        // training-mode mask comes from the framework's RNG (torch_eager.cpp refuses it too).
+        const double p = a.get_float("p");
+        const bool training = a.get_bool("training");
+        std::size_t numel = 1;
+        for (std::int64_t d : shape_of(node.inputs[0])) numel *= static_cast<std::size_t>(d);
+        if (training && p > 0.0 && p < 1.0 && numel > 0) {
+          refuse(n, "dropout in training mode is not comparable across frameworks");
+        }
+        return call("torch.dropout", {x, float_literal(p), bool_literal(training)});
+      }
+      case OpKind::Embedding: {
+        // torch.nn.functional.embedding: padding_idx checked and wrapped in Python, -1 = none.
+        const ir::Shape& weight = shape_of(node.inputs[1]);
+        std::int64_t pad = -1;
+        if (a.has("padding_idx")) {
+          const std::int64_t rows = weight.empty() ? 0 : weight[0];
+          const std::int64_t idx = a.get_int("padding_idx");
+          if (idx >= rows || idx < -rows) refuse(n, "Padding_idx must be within num_embeddings");
+          pad = idx < 0 ? idx + rows : idx;
+        }
+        if (script()) return call("torch.embedding", {in[1], in[0], int_literal(pad)});
+        if (!a.has("padding_idx")) return call("F.embedding", {in[0], in[1]});
+        return call("F.embedding", {in[0], in[1], "padding_idx=" + int_literal(pad)});
+      }
+      case OpKind::Reshape:
+        return call("torch.reshape", {x, ints_literal(a.get_ints("shape"))});
+      case OpKind::Flatten:
+        return call("torch.flatten",
+                    {x, int_literal(a.get_int("start_dim")), int_literal(a.get_int("end_dim"))});
+      case OpKind::Squeeze:
+        return squeeze(n, x, a.get_ints("dim"), shape_of(node.inputs[0]).size());
+      case OpKind::Unsqueeze:
+        return call("torch.unsqueeze", {x, int_literal(a.get_int("dim"))});
+      case OpKind::Transpose:
+        return call("torch.transpose",
+                    {x, int_literal(a.get_int("dim0")), int_literal(a.get_int("dim1"))});
+      case OpKind::Permute:
+        return x + ".permute(" + ints_literal(a.get_ints("dims")) + ")";
+      case OpKind::Expand:
+        return x + ".expand(" + ints_literal(a.get_ints("size")) + ")";
+      case OpKind::Slice:
+        return slice(x, a, static_cast<std::int64_t>(shape_of(node.inputs[0]).size()));
+      case OpKind::Select:
+        return call("torch.select",
+                    {x, int_literal(a.get_int("dim")), int_literal(a.get_int("index"))});
+      case OpKind::Cat:
+      case OpKind::Stack: {
+        std::string list = "[";
+        for (std::size_t i = 0; i < in.size(); ++i) list += (i > 0 ? ", " : "") + in[i];
+        return call("torch." + op, {list + "]", int_literal(a.get_int("dim"))});
+      }
+      case OpKind::Pad: {
+        // The non-constant modes take no value: the IR's default 0.0 is passed as None there
+        // (a non-zero value stays, and ATen refuses it), as torch_eager.cpp does.
+        const std::string mode = a.get_string("mode");
+        const double value = a.get_float("value");
+        const std::string fill =
+            mode != "constant" && value == 0.0 ? std::string("None") : float_literal(value);
+        if (script()) {
+          return call("torch.pad",
+                      {x, ints_literal(a.get_ints("pad")), string_literal(mode), fill});
+        }
+        return call("F.pad", {x, ints_literal(a.get_ints("pad")), "mode=" + string_literal(mode),
+                              "value=" + fill});
+      }
+      case OpKind::Tril:
+      case OpKind::Triu:
+        return call("torch." + op, {x, int_literal(a.get_int("diagonal"))});
+      case OpKind::Gather:
+      case OpKind::IndexSelect:
+        return call("torch." + op, {in[0], int_literal(a.get_int("dim")), in[1]});
+      case OpKind::Interpolate:
+        return interpolate(n, x, a, shape_of(node.inputs[0]));
+      case OpKind::Cast:
+        return x + ".to(" + dtype_expression(a.get_dtype("dtype"), dialect_) + ")";
+    }
+    refuse(n, "no source row for op #" + std::to_string(static_cast<int>(node.op)));
+  }
+
+  // torch.squeeze with several dims (PyTorch 1.13 takes one): wrapped against the input's rank
+  // here, then squeezed one at a time from the highest so the lower ones keep their positions.
+  // A dim out of range is passed through unwrapped, for torch to refuse with its own message.
+  std::string squeeze(std::size_t n, const std::string& x, const std::vector<std::int64_t>& dims,
+                      std::size_t rank) const {
+    if (dims.empty()) return call("torch.squeeze", {x});
+    const auto r = static_cast<std::int64_t>(std::max<std::size_t>(rank, 1));
+    std::vector<std::int64_t> wrapped;
+    for (std::int64_t d : dims) wrapped.push_back(d >= -r && d < 0 ? d + r : d);
+    std::sort(wrapped.begin(), wrapped.end(), std::greater<>());
+    const auto repeat = std::adjacent_find(wrapped.begin(), wrapped.end());
+    if (repeat != wrapped.end()) {
+      refuse(n, "dim " + std::to_string(*repeat) + " appears multiple times in the list of dims");
+    }
+    std::string text = x;
+    for (std::int64_t d : wrapped) text = call("torch.squeeze", {text, int_literal(d)});
+    return text;
+  }
+
+  // at::slice(x, dim, start, end, step). Python: the indexing expression that makes the same
+  // call (x[:, 1:5:2]) where it can say it; torch.ops.aten.slice otherwise.
+  std::string slice(const std::string& x, const Attributes& a, std::int64_t rank) const {
+    const std::int64_t dim = a.get_int("dim"), start = a.get_int("start"), end = a.get_int("end"),
+                       step = a.get_int("step");
+    const std::vector<std::string> args{x, int_literal(dim), int_literal(start), int_literal(end),
+                                        int_literal(step)};
+    if (script()) return call("torch.slice", args);
+    const std::int64_t d = dim < 0 ? dim + rank : dim;
+    if (d < 0 || d >= rank || step <= 0) return call("torch.ops.aten.slice.Tensor", args);
+    std::string text = x + "[";
+    for (std::int64_t i = 0; i < d; ++i) text += ":, ";
+    if (start != 0) text += int_literal(start);
+    text += ":";
+    if (end != std::numeric_limits<std::int64_t>::max()) text += int_literal(end);
+    if (step != 1) text += ":" + int_literal(step);
+    return text + "]";
+  }
+
+  // torch.nn.functional.interpolate with `size`: its Python-side checks in their order (the
+  // shapes are static), then the upsample op it dispatches to.
+  std::string interpolate(std::size_t n, const std::string& x, const Attributes& a,
+                          const ir::Shape& shape) const {
+    const auto& size = a.get_ints("size");
+    const std::string mode = a.get_string("mode");
+    const bool align_corners = a.get_bool("align_corners");
+    const auto rank = static_cast<std::int64_t>(shape.size());
+    if (mode == "nearest" && align_corners) {
+      refuse(n,
+             "align_corners option can only be set with the interpolating modes: linear | "
+             "bilinear | bicubic | trilinear");
+    }
+    if (static_cast<std::int64_t>(size.size()) != rank - 2) {
+      std::vector<std::int64_t> spatial;
+      for (std::int64_t d = 2; d < rank; ++d) spatial.push_back(shape[static_cast<std::size_t>(d)]);
+      refuse(n,
+             "Input and output must have the same number of spatial dimensions, but got input "
+             "with spatial dimensions of " +
+                 ints_literal(spatial) + " and output size of " + ints_literal(size) +
+                 ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size "
+                 "in (o1, o2, ...,oK) format.");
+    }
+    const bool supported = (mode == "nearest" && rank >= 3 && rank <= 5) ||
+                           (mode == "linear" && rank == 3) || (mode == "bilinear" && rank == 4);
+    if (!supported) {
+      if ((mode == "linear" || mode == "bilinear") && rank >= 3 && rank <= 5) {
+        refuse(n, "Got " + std::to_string(rank) + "D input, but " + mode + " mode needs " +
+                      (mode == "linear" ? "3D" : "4D") + " input");
+      }
+      refuse(n, "Input Error: Only 3D, 4D and 5D input Tensors supported (got " +
+                    std::to_string(rank) +
+                    "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                    "nearest-exact (got " +
+                    mode + ")");
+    }
+    const std::string sizes = ints_literal(size);
+    if (!script()) {
+      std::vector<std::string> args{x, "size=" + sizes, "mode=" + string_literal(mode)};
+      if (mode != "nearest") args.push_back("align_corners=" + bool_literal(align_corners));
+      return call("F.interpolate", args);
+    }
+    if (mode == "nearest") {
+      return call("torch.upsample_nearest" + std::to_string(rank - 2) + "d", {x, sizes, "None"});
+    }
+    const char* fn = mode == "linear" ? "torch.upsample_linear1d" : "torch.upsample_bilinear2d";
+    return call(fn, {x, sizes, bool_literal(align_corners), "None"});
+  }
+
+  const ir::Graph& graph_;
+  SourceDialect dialect_;
+  std::vector<std::string> names_;  // by ValueId: the expression that holds the value
+  std::vector<std::string> lines_;
+};
+
+void append_scalar(std::string& text, const Tensor& flat, std::int64_t i) {
+  switch (flat.dtype()) {
+    case Dtype::Bool:
+      text += flat.data<bool>()[i] ? "True" : "False";
+      return;
+    case Dtype::Int32:
+      text += std::to_string(flat.data<std::int32_t>()[i]);
+      return;
+    case Dtype::Int64:
+      text += int_literal(flat.data<std::int64_t>()[i]);
+      return;
+    case Dtype::Float32:
+      text += float_literal(static_cast<double>(flat.data<float>()[i]));
+      return;
+    case Dtype::Float64:
+      text += float_literal(flat.data<double>()[i]);
+      return;
+  }
+  throw Error("python_tensor_literal: unknown dtype");
+}
+
+}  // namespace
+
+std::string EmittedForward::method(int indent) const {
+  const std::string pad(static_cast<std::size_t>(std::max(indent, 0)), ' ');
+  std::string text = pad + "def forward(self";
+  for (const std::string& input : inputs) text += ", " + input;
+  text += "):\n";
+  for (const std::string& line : lines) text += pad + "    " + line + "\n";
+  return text;
+}
+
+EmittedForward emit_forward(const ir::Graph& graph, SourceDialect dialect) {
+  return Emitter(graph, dialect).run();
+}
+
+std::string float_literal(double value) {
+  if (std::isnan(value)) return "float('nan')";
+  if (std::isinf(value)) return value > 0 ? "float('inf')" : "-float('inf')";
+  char buffer[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  std::string text(buffer);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string sanitize_identifier(const std::string& name) {
+  std::string ident;
+  for (char c : name) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    ident += ok ? c : '_';
+  }
+  if (ident.empty() || (ident[0] >= '0' && ident[0] <= '9')) ident = "x" + ident;
+  return ident;
+}
+
+std::string dtype_expression(Dtype dtype, SourceDialect dialect) {
+  const bool script = dialect == SourceDialect::TorchScript;
+  // c10::ScalarType codes: Int = 3, Long = 4, Float = 6, Double = 7, Bool = 11.
+  switch (dtype) {
+    case Dtype::Bool:
+      return script ? "11" : "torch.bool";
+    case Dtype::Int32:
+      return script ? "3" : "torch.int32";
+    case Dtype::Int64:
+      return script ? "4" : "torch.int64";
+    case Dtype::Float32:
+      return script ? "6" : "torch.float32";
+    case Dtype::Float64:
+      return script ? "7" : "torch.float64";
+  }
+  throw Error("dtype_expression: unknown dtype #" + std::to_string(static_cast<int>(dtype)));
+}
+
+std::string python_tensor_literal(const Tensor& tensor) {
+  Tensor flat = tensor.detach();
+  if (flat.device() != kCPU) flat = flat.to(kCPU);
+  flat = flat.contiguous();
+  std::string values = "[";
+  for (std::int64_t i = 0; i < flat.numel(); ++i) {
+    if (i > 0) values += ", ";
+    append_scalar(values, flat, i);
+  }
+  values += "]";
+  const std::string dtype = dtype_expression(flat.dtype(), SourceDialect::Python);
+  return "torch.tensor(" + values + ", dtype=" + dtype + ").reshape(" + ints_literal(flat.sizes()) +
+         ")";
+}
+
+}  // namespace weft::oracle

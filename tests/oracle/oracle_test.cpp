@@ -1,0 +1,310 @@
+// Isolated workers and the oracle's driver, proven with the fault-injection backend: every
+// fault kind is detected with its symptom, attributed to the faulty path and localized to the
+// faulty node; a crashing or hanging worker never stops the run; repeated faults share one
+// signature.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "weft/error.h"
+#include "weft/ir/execute.h"
+#include "weft/ops.h"
+#include "weft/oracle/fault.h"
+#include "weft/oracle/oracle.h"
+#include "weft/oracle/worker.h"
+
+namespace weft::oracle {
+namespace {
+
+using ir::OpKind;
+using ir::TensorType;
+
+WorkerOptions worker_options(double time_limit = 20) {
+  WorkerOptions options;
+  options.command = {WEFT_BINARY, "worker"};
+  options.time_limit_seconds = time_limit;
+  return options;
+}
+
+Tensor uniform(const ir::Shape& shape, std::uint64_t seed, double lo = -1, double hi = 1) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(static_cast<std::size_t>(numel_of(shape)));
+  for (double& x : v) x = static_cast<float>(dist(rng));
+  return from_blob(v.data(), shape, Dtype::Float64).to(Dtype::Float32);
+}
+
+double max_difference(const Tensor& a, const Tensor& b) {
+  return max(abs(sub(a.to(Dtype::Float64), b.to(Dtype::Float64)))).item();
+}
+
+// x[4, 8] -> linear(w, b) -> relu -> mul(·, y) -> tanh: relu is node 1 of 4, with a producer
+// before it and consumers after it, so localization has something to find.
+struct SmallCase {
+  ir::Graph graph;
+  ir::TensorMap values;
+};
+
+SmallCase small_case(std::uint64_t seed = 1) {
+  SmallCase c;
+  const auto f32 = [](ir::Shape shape) { return TensorType{Dtype::Float32, std::move(shape)}; };
+  ir::Graph& g = c.graph;
+  const ir::ValueId x = g.add_input("x", f32({4, 8}));
+  const ir::ValueId y = g.add_input("y", f32({4, 6}));
+  const ir::ValueId w = g.add_parameter("fc.weight", f32({6, 8}));
+  const ir::ValueId b = g.add_parameter("fc.bias", f32({6}));
+  const ir::ValueId h = g.add_node(OpKind::Linear, {x, w, b}, {}, {f32({4, 6})}, "fc")[0];
+  const ir::ValueId r = g.add_node(OpKind::Relu, {h}, {}, {f32({4, 6})}, "act")[0];
+  const ir::ValueId m = g.add_node(OpKind::Mul, {r, y}, {}, {f32({4, 6})}, "gate")[0];
+  const ir::ValueId t = g.add_node(OpKind::Tanh, {m}, {}, {f32({4, 6})}, "squash")[0];
+  g.mark_output(t);
+  c.values["x"] = uniform({4, 8}, seed);
+  c.values["y"] = uniform({4, 6}, seed + 1, 0.5, 1.5);
+  c.values["fc.weight"] = uniform({6, 8}, seed + 2);
+  // A positive bias keeps most relu inputs positive, so faults in relu reach the output.
+  c.values["fc.bias"] = uniform({6}, seed + 3, 0.5, 1.0);
+  return c;
+}
+
+RunSpec spec_for(const ir::Graph& graph, int calls = 3) {
+  RunSpec spec;
+  spec.calls = calls;
+  spec.cotangents = ir::random_cotangents(graph, 7);
+  return spec;
+}
+
+TEST(Worker, RunsTheEngineLikeTheEngineInProcess) {
+  const SmallCase c = small_case();
+  Worker worker(worker_options());
+  const BackendResult result = worker.run("engine", c.graph, c.values, spec_for(c.graph));
+  ASSERT_EQ(result.outcome, Outcome::Ok) << result.message;
+  ASSERT_EQ(result.calls.size(), 3u);
+  const ir::GradientExecution local =
+      ir::execute_with_gradients(c.graph, c.values, ir::random_cotangents(c.graph, 7));
+  for (const CallResult& call : result.calls) {
+    ASSERT_EQ(call.outputs.size(), 1u);
+    EXPECT_EQ(max_difference(call.outputs[0], local.forward.outputs[0]), 0.0);
+    ASSERT_EQ(call.gradients.size(), 4u);
+    for (const auto& [name, grad] : local.gradients) {
+      EXPECT_EQ(max_difference(call.gradients.at(name), grad), 0.0) << name;
+    }
+  }
+}
+
+TEST(Worker, SurvivesCrashesAbortsAndHangs) {
+  const SmallCase c = small_case();
+  Worker worker(worker_options(/*time_limit=*/2));
+  const BackendResult crash = worker.run("fault:crash@relu", c.graph, c.values, spec_for(c.graph));
+  EXPECT_EQ(crash.outcome, Outcome::Crash);
+  EXPECT_NE(crash.message.find("SIGSEGV"), std::string::npos) << crash.message;
+
+  const BackendResult abort = worker.run("fault:abort@relu", c.graph, c.values, spec_for(c.graph));
+  EXPECT_EQ(abort.outcome, Outcome::Crash);
+  EXPECT_NE(abort.message.find("SIGABRT"), std::string::npos) << abort.message;
+
+  const BackendResult hang = worker.run("fault:hang@relu", c.graph, c.values, spec_for(c.graph));
+  EXPECT_EQ(hang.outcome, Outcome::Timeout) << hang.message;
+  EXPECT_GE(hang.seconds, 2.0);
+
+  const BackendResult after = worker.run("engine", c.graph, c.values, spec_for(c.graph));
+  EXPECT_EQ(after.outcome, Outcome::Ok) << after.message;
+  EXPECT_EQ(worker.starts(), 4);  // the first, and one after each of the three deaths
+}
+
+TEST(Worker, ReportsExceptionsAndUnknownBackendsWithoutRestarting) {
+  const SmallCase c = small_case();
+  Worker worker(worker_options());
+  const BackendResult thrown = worker.run("fault:throw@relu", c.graph, c.values, spec_for(c.graph));
+  EXPECT_EQ(thrown.outcome, Outcome::Exception);
+  EXPECT_EQ(thrown.phase, "call 0");
+  EXPECT_NE(thrown.message.find("node 1 'act' (relu): injected fault"), std::string::npos)
+      << thrown.message;
+  const BackendResult unknown = worker.run("no-such-backend", c.graph, c.values, spec_for(c.graph));
+  EXPECT_EQ(unknown.outcome, Outcome::Exception);
+  EXPECT_NE(unknown.message.find("unknown backend 'no-such-backend'"), std::string::npos);
+  EXPECT_EQ(worker.starts(), 1);
+}
+
+TEST(Worker, AMissingExecutableIsAnErrorNotAResult) {
+  WorkerOptions options;
+  options.command = {"/nonexistent/weft", "worker"};
+  Worker worker(options);
+  const SmallCase c = small_case();
+  EXPECT_THROW(worker.run("engine", c.graph, c.values, spec_for(c.graph)), Error);
+}
+
+TEST(Worker, ACappedWorkerThatRunsOutOfMemoryIsRecorded) {
+  // A 2^29-element float32 tensor (2 GiB) under a 1.5 GiB address-space cap above what the
+  // worker needs to start.
+  ir::Graph g;
+  const ir::ValueId x = g.add_input("x", {Dtype::Float32, {1}});
+  const ir::ValueId big = g.add_node(OpKind::Expand, {x}, ir::Attributes().set("size", {536870912}),
+                                     {{Dtype::Float32, {536870912}}})[0];
+  const ir::ValueId e = g.add_node(OpKind::Exp, {big}, {}, {{Dtype::Float32, {536870912}}})[0];
+  g.mark_output(e);
+  WorkerOptions options = worker_options();
+  options.memory_limit_mb = 1536;
+  Worker worker(options);
+  RunSpec spec;
+  spec.calls = 1;
+  BackendResult result;
+  try {
+    result = worker.run("engine", g, {{"x", full({1}, 0.5)}}, spec);
+  } catch (const Error& e) {
+    GTEST_SKIP() << "a worker does not start under a 1.5 GiB address-space cap here: " << e.what();
+  }
+  EXPECT_EQ(result.outcome, Outcome::OutOfMemory)
+      << outcome_name(result.outcome) << ": " << result.message;
+}
+
+struct FaultExpectation {
+  FaultKind kind;
+  Symptom symptom;
+};
+
+class OracleFaults : public ::testing::TestWithParam<FaultExpectation> {};
+
+TEST_P(OracleFaults, AreDetectedAttributedAndLocalized) {
+  const FaultExpectation expected = GetParam();
+  const SmallCase c = small_case();
+  OracleOptions options;
+  const std::string faulty = fault_backend_name({expected.kind, OpKind::Relu});
+  options.backends = {kReferenceBackend, kEngineBackend, faulty};
+  options.worker = worker_options(/*time_limit=*/2);
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  ASSERT_EQ(report.verdict.findings.size(), 1u) << verdict_to_json(report.verdict).dump(1);
+  const Finding& finding = report.verdict.findings[0];
+  EXPECT_EQ(finding.symptom, expected.symptom) << symptom_name(finding.symptom);
+  EXPECT_EQ(finding.backend, faulty);
+  ASSERT_TRUE(finding.node.has_value());
+  EXPECT_EQ(*finding.node, 1u);
+  EXPECT_EQ(finding.op, "relu");
+  EXPECT_NE(finding.signature.find(std::string(symptom_name(expected.symptom))), std::string::npos);
+  EXPECT_NE(finding.signature.find("relu"), std::string::npos) << finding.signature;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryKind, OracleFaults,
+    ::testing::Values(FaultExpectation{FaultKind::Crash, Symptom::Crash},
+                      FaultExpectation{FaultKind::Abort, Symptom::Crash},
+                      FaultExpectation{FaultKind::Hang, Symptom::Timeout},
+                      FaultExpectation{FaultKind::Throw, Symptom::ExceptionMismatch},
+                      FaultExpectation{FaultKind::Nan, Symptom::NanInfMismatch},
+                      FaultExpectation{FaultKind::PerturbSmall, Symptom::WrongOutput},
+                      FaultExpectation{FaultKind::PerturbLarge, Symptom::WrongOutput},
+                      FaultExpectation{FaultKind::WrongGradient, Symptom::WrongGradient}),
+    [](const ::testing::TestParamInfo<FaultExpectation>& info) {
+      std::string name(fault_kind_name(info.param.kind));
+      for (char& ch : name) {
+        if (ch == '-') ch = '_';
+      }
+      return name;
+    });
+
+TEST(Oracle, RepeatedFaultsShareOneSignatureAndDifferentOnesDoNot) {
+  OracleOptions options;
+  options.backends = {kReferenceBackend, kEngineBackend, "fault:perturb-large@relu",
+                      "fault:wrong-gradient@tanh"};
+  options.worker = worker_options();
+  Oracle oracle(options);
+  std::vector<std::string> signatures;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const SmallCase c = small_case(seed);
+    const CaseReport report = oracle.check(c.graph, c.values);
+    ASSERT_EQ(report.verdict.findings.size(), 2u) << verdict_to_json(report.verdict).dump(1);
+    for (const Finding& f : report.verdict.findings) signatures.push_back(f.signature);
+  }
+  EXPECT_EQ(signatures[0], signatures[2]);
+  EXPECT_EQ(signatures[0], signatures[4]);
+  EXPECT_EQ(signatures[1], signatures[3]);
+  EXPECT_EQ(signatures[1], signatures[5]);
+  EXPECT_NE(signatures[0], signatures[1]);
+}
+
+TEST(Oracle, AHealthyCaseHasNoFindingOnTheDefaultBackends) {
+  const SmallCase c = small_case();
+  OracleOptions options;
+  options.worker = worker_options();
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  EXPECT_FALSE(report.verdict.bug()) << verdict_to_json(report.verdict).dump(1);
+  EXPECT_EQ(report.results.size(), options.backends.size());
+  for (const BackendResult& r : report.results) {
+    EXPECT_EQ(r.outcome, Outcome::Ok) << r.backend << ": " << r.message;
+  }
+}
+
+TEST(Oracle, ThePythonBackendAgreesWithTheReference) {
+  const std::string reason = make_backend("python")->unavailable_reason();
+  if (!reason.empty()) GTEST_SKIP() << "python backend unavailable: " << reason;
+  const SmallCase c = small_case();
+  OracleOptions options;
+  options.backends = {kReferenceBackend, kEngineBackend, "python"};
+  options.worker = worker_options();
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  EXPECT_FALSE(report.verdict.bug()) << verdict_to_json(report.verdict).dump(1);
+  ASSERT_EQ(report.results.size(), 3u);
+  EXPECT_EQ(report.results[2].outcome, Outcome::Ok) << report.results[2].message;
+  EXPECT_EQ(report.results[2].calls.size(), 3u);
+}
+
+TEST(Oracle, UnavailableBackendsAreListedWithTheirReasonAndNotJudged) {
+  bool listed = false;
+  for (const BackendInfo& info : list_backends()) {
+    if (info.name != "torch-cuda") continue;
+    listed = true;
+    if (info.unavailable_reason.empty()) GTEST_SKIP() << "a CUDA device is present here";
+  }
+  ASSERT_TRUE(listed);
+  const SmallCase c = small_case();
+  OracleOptions options;
+  options.backends = {kReferenceBackend, kEngineBackend, "torch-cuda"};
+  options.worker = worker_options();
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  EXPECT_FALSE(report.verdict.bug());
+  ASSERT_EQ(report.results.size(), 3u);
+  EXPECT_EQ(report.results[2].outcome, Outcome::Unavailable);
+  EXPECT_NE(report.results[2].message.find("CUDA"), std::string::npos) << report.results[2].message;
+}
+
+TEST(PrefixGraph, CutsAfterTheNodeAndExposesWhatIsLeftOpen) {
+  const SmallCase c = small_case();
+  const ir::Graph cut = prefix_graph(c.graph, 1);
+  ASSERT_EQ(cut.nodes().size(), 2u);
+  EXPECT_EQ(cut.inputs().size(), 1u);  // y is first used by node 2
+  EXPECT_EQ(cut.parameters().size(), 2u);
+  ASSERT_EQ(cut.outputs().size(), 1u);  // relu's output; linear's feeds relu
+  EXPECT_EQ(cut.producer(cut.outputs()[0]), std::optional<std::size_t>(1));
+  EXPECT_THROW(prefix_graph(c.graph, 4), Error);
+}
+
+TEST(FaultSpec, NamesRoundTripAndBadNamesSayWhatIsExpected) {
+  for (FaultKind kind : {FaultKind::Crash, FaultKind::Nan, FaultKind::WrongGradient}) {
+    const FaultSpec spec{kind, OpKind::Conv2d};
+    const FaultSpec back = parse_fault_backend_name(fault_backend_name(spec));
+    EXPECT_EQ(back.kind, kind);
+    EXPECT_EQ(back.op, OpKind::Conv2d);
+  }
+  try {
+    parse_fault_backend_name("fault:melt@relu");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown fault kind 'melt'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("perturb-large"), std::string::npos);
+  }
+  EXPECT_THROW(parse_fault_backend_name("fault:nan@nosuchop"), Error);
+  EXPECT_THROW(parse_fault_backend_name("fault:nan"), Error);
+  EXPECT_THROW(parse_backend_list("torch,bogus"), Error);
+  const std::vector<std::string> names = parse_backend_list(" torch , torch,fault:nan@relu");
+  EXPECT_EQ(names, (std::vector<std::string>{kReferenceBackend, kEngineBackend, "torch",
+                                             "fault:nan@relu"}));
+}
+
+}  // namespace
+}  // namespace weft::oracle
