@@ -4,13 +4,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <exception>
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "spec/solve.h"
 #include "weft/error.h"
 #include "weft/gen/spec.h"
+#include "weft/gen/value_search.h"
+#include "weft/ir/execute.h"
 #include "weft/ir/validate.h"
 
 namespace weft::gen {
@@ -25,6 +30,29 @@ unsigned dtype_class(Dtype d) {
 
 ir::TensorType type_of(Dtype dtype, const std::vector<std::int64_t>& shape) {
   return ir::TensorType{dtype, ir::Shape(shape.begin(), shape.end())};
+}
+
+// Mixed into the seed for the leaves' values, so that they are not the graph's draws.
+constexpr std::uint64_t kValueSalt = 0xD1B54A32D192ED03ULL;
+
+// Finite, and no element beyond `bound` in magnitude (non-floating tensors: always).
+bool finite_within(const Tensor& t, double bound) {
+  if (!t.defined() || !t.is_floating_point() || t.numel() == 0) return true;
+  const Tensor c = t.contiguous();
+  if (c.dtype() == Dtype::Float32) {
+    const float* p = c.data<float>();
+    const auto b = static_cast<float>(bound);
+    for (std::int64_t i = 0; i < c.numel(); ++i) {
+      if (!(std::fabs(p[i]) <= b)) return false;  // NaN fails too
+    }
+    return true;
+  }
+  const Tensor d = c.dtype() == Dtype::Float64 ? c : c.to(Dtype::Float64);
+  const double* p = d.data<double>();
+  for (std::int64_t i = 0; i < d.numel(); ++i) {
+    if (!(std::fabs(p[i]) <= bound)) return false;
+  }
+  return true;
 }
 
 // A value of the graph that later ops may consume.
@@ -48,7 +76,11 @@ namespace {
 class Build {
  public:
   Build(const GeneratorOptions& options, RuleSolver& solver)
-      : options_(options), solver_(solver), rng_(options.seed) {
+      : options_(options),
+        solver_(solver),
+        rng_(options.seed),
+        value_rng_(options.seed ^ kValueSalt),
+        track_values_(options.check_values) {
     bounds_.max_rank = options.max_rank;
     bounds_.max_dim = options.max_dim;
     bounds_.max_elements = options.max_elements;
@@ -83,6 +115,14 @@ class Build {
       }
     }
     finish();
+    Generated generated;
+    if (track_values_) {
+      for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+        for (ir::ValueId id : graph_.leaves(kind)) {
+          generated.values[graph_.value(id).name] = vals_[static_cast<std::size_t>(id)];
+        }
+      }
+    }
     const SolveStats& s = solver_.stats();
     stats_.rule_samples = s.samples;
     stats_.z3_calls = s.z3_calls;
@@ -91,7 +131,9 @@ class Build {
     stats_.z3_timeouts = s.z3_unknown;
     stats_.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return Generated{std::move(graph_), stats_};
+    generated.graph = std::move(graph_);
+    generated.stats = stats_;
+    return generated;
   }
 
  private:
@@ -190,7 +232,47 @@ class Build {
       p.bindings.push_back(b);
       p.bound.push_back(chosen);
     }
+    if (allow_bound && track_values_) keep_inside_domains(spec, p);
     return p;
+  }
+
+  // A consumed value outside the domain of the slot it would feed (log of a value with
+  // negative elements) gives way to another value inside it, or else to a fresh leaf (drawn
+  // inside it): the op is still inserted, at a place where it can be finite.
+  void keep_inside_domains(const OpSpec& spec, Plan& p) {
+    const std::vector<DomainHint> hints = domain_hints(spec.op, is_floating(p.data_dtype));
+    if (hints.empty()) return;
+    std::size_t slot = 0;
+    for (std::size_t i = 0; i < p.decls.size(); ++i) {
+      if (!p.bindings[i].present) continue;
+      const std::size_t this_slot = slot++;
+      if (p.bound[i] == nullptr) continue;
+      auto inside = [&](const Candidate& c) {
+        for (const DomainHint& h : hints) {
+          if (h.input == this_slot && !inside_domain(h, vals_[static_cast<std::size_t>(c.id)])) {
+            return false;
+          }
+        }
+        return true;
+      };
+      if (inside(*p.bound[i])) continue;
+      const InputDecl& d = *p.decls[i];
+      std::vector<const Candidate*> fits;
+      for (const Candidate& c : values_) {
+        const int r = static_cast<int>(c.shape.size());
+        if (c.dtype == p.bound[i]->dtype && r >= d.min_rank && r <= d.max_rank && inside(c)) {
+          fits.push_back(&c);
+        }
+      }
+      p.bound[i] = fits.empty() ? nullptr : pick(fits);
+      if (p.bound[i] != nullptr) {
+        p.bindings[i].rank = static_cast<int>(p.bound[i]->shape.size());
+        p.bindings[i].shape = p.bound[i]->shape;
+      } else {
+        p.bindings[i].rank = draw_rank(d);
+        p.bindings[i].shape.reset();
+      }
+    }
   }
 
   // Creates the node's fresh leaves; returns every input's value id (absent optional inputs
@@ -241,6 +323,7 @@ class Build {
     const auto result = solver_.run(spec, p.bindings, rng_, attempt_bounds(),
                                     options_.samples_per_attempt, /*use_z3=*/true);
     if (!result) return false;
+    const Mark before = mark();
     std::vector<ir::ValueId> ids;
     std::vector<Dtype> dtypes;
     materialize(p, *result, ids, dtypes, /*placeholders_allowed=*/true);
@@ -251,6 +334,17 @@ class Build {
           type_of(out_dtypes.at(std::min(i, out_dtypes.size() - 1)), result->output_shapes[i]));
     }
     const auto outs = graph_.add_node(spec.op, ids, result->attrs, types);
+    if (track_values_) {
+      const ir::Node& node = graph_.nodes().back();
+      draw_leaves(node, before.values);
+      std::vector<Tensor> outputs;
+      if (!evaluate(node, outputs)) {
+        rollback(before);
+        ++stats_.value_rejections;
+        return false;
+      }
+      store(node, std::move(outputs));
+    }
     for (std::size_t i = 0; i < outs.size(); ++i) {
       values_.push_back(Candidate{outs[i], types[i].dtype, result->output_shapes[i]});
     }
@@ -292,19 +386,146 @@ class Build {
                                                                                 : target.dtype);
     }
     if (spec.output_dtypes(probe, result->attrs).front() != target.dtype) return false;
+    const Mark before = mark();
     std::vector<ir::ValueId> ids;
     std::vector<Dtype> dtypes;
     materialize(p, *result, ids, dtypes, /*placeholders_allowed=*/true);
     // The placeholder stops being an input and becomes the new node's output.
     auto& inputs = graph_.mutable_leaves(ir::LeafKind::Input);
+    const std::vector<ir::ValueId> saved_inputs = inputs;
     inputs.erase(std::find(inputs.begin(), inputs.end(), target.id));
-    graph_.mutable_values()[static_cast<std::size_t>(target.id)].name.clear();
+    std::string& target_name = graph_.mutable_values()[static_cast<std::size_t>(target.id)].name;
+    const std::string saved_name = std::move(target_name);
+    target_name.clear();
     ir::Attributes attrs = result->attrs;
     attrs.set_owner(std::string(ir::op_name(spec.op)));
     auto& nodes = graph_.mutable_nodes();
     nodes.insert(nodes.begin(), ir::Node{spec.op, ids, {target.id}, attrs, ""});
+    if (track_values_ && !replace_upstream(target.id, before.values)) {
+      nodes.erase(nodes.begin());
+      graph_.mutable_values()[static_cast<std::size_t>(target.id)].name = saved_name;
+      graph_.mutable_leaves(ir::LeafKind::Input) = saved_inputs;
+      rollback(before);
+      ++stats_.value_rejections;
+      return false;
+    }
     placeholders_.erase(placeholders_.begin() + static_cast<std::ptrdiff_t>(which));
     return true;
+  }
+
+  // Where the graph stood before an insertion, to undo it.
+  struct Mark {
+    std::size_t values, nodes, inputs, parameters, placeholders;
+    int next_leaf;
+  };
+  Mark mark() const {
+    return Mark{graph_.values().size(),     graph_.nodes().size(), graph_.inputs().size(),
+                graph_.parameters().size(), placeholders_.size(),  next_leaf_};
+  }
+  // Undoes the leaves and the appended node of a forward insertion (a backward one first puts
+  // its own edits back).
+  void rollback(const Mark& m) {
+    auto& values = graph_.mutable_values();
+    values.erase(values.begin() + static_cast<std::ptrdiff_t>(m.values), values.end());
+    auto& nodes = graph_.mutable_nodes();
+    nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(m.nodes), nodes.end());
+    auto& inputs = graph_.mutable_leaves(ir::LeafKind::Input);
+    inputs.erase(
+        std::remove_if(inputs.begin(), inputs.end(),
+                       [&m](ir::ValueId id) { return static_cast<std::size_t>(id) >= m.values; }),
+        inputs.end());
+    auto& params = graph_.mutable_leaves(ir::LeafKind::Parameter);
+    params.erase(params.begin() + static_cast<std::ptrdiff_t>(m.parameters), params.end());
+    placeholders_.erase(placeholders_.begin() + static_cast<std::ptrdiff_t>(m.placeholders),
+                        placeholders_.end());
+    next_leaf_ = m.next_leaf;
+    if (vals_.size() > m.values) vals_.resize(m.values);
+  }
+
+  // Gives values to the inputs of `node` that are leaves created since value `first_new`.
+  void draw_leaves(const ir::Node& node, std::size_t first_new) {
+    vals_.resize(graph_.values().size());
+    for (std::size_t slot = 0; slot < node.inputs.size(); ++slot) {
+      const auto id = static_cast<std::size_t>(node.inputs[slot]);
+      if (id < first_new) continue;
+      vals_[id] = draw_initial_value(graph_, node, slot, node.inputs[slot], value_rng_);
+    }
+  }
+
+  // Runs `node` on the values of its inputs: false when an input is outside the op's domain
+  // or an output is not finite or beyond the bound. An engine error (a spec that mispredicts,
+  // say) is no reason to undo: values stop being tracked, and the value search reports it.
+  bool evaluate(const ir::Node& node, std::vector<Tensor>& outputs) {
+    std::vector<Tensor> inputs;
+    inputs.reserve(node.inputs.size());
+    for (ir::ValueId id : node.inputs) inputs.push_back(vals_[static_cast<std::size_t>(id)]);
+    for (const DomainHint& hint : domain_hints(graph_, node)) {
+      if (hint.input < inputs.size() && !inside_domain(hint, inputs[hint.input])) return false;
+    }
+    try {
+      outputs = ir::run_node(node, inputs);
+    } catch (const std::exception&) {
+      track_values_ = false;
+      return true;
+    }
+    if (outputs.size() != node.outputs.size()) {
+      track_values_ = false;
+      return true;
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      if (outputs[k].sizes() != graph_.type(node.outputs[k]).shape ||
+          outputs[k].dtype() != graph_.type(node.outputs[k]).dtype) {
+        track_values_ = false;
+        return true;
+      }
+    }
+    return std::all_of(outputs.begin(), outputs.end(),
+                       [this](const Tensor& t) { return finite_within(t, options_.value_bound); });
+  }
+
+  void store(const ir::Node& node, std::vector<Tensor> outputs) {
+    if (!track_values_) return;
+    vals_.resize(graph_.values().size());
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      vals_[static_cast<std::size_t>(node.outputs[k])] = std::move(outputs[k]);
+    }
+  }
+
+  // After a backward insertion (its node first): the placeholder `target` now holds the new
+  // node's output, so every node downstream runs again. False, with every value as it was,
+  // when one of them fails.
+  bool replace_upstream(ir::ValueId target, std::size_t first_new) {
+    const auto& nodes = graph_.nodes();
+    draw_leaves(nodes.front(), first_new);
+    std::vector<std::pair<std::size_t, Tensor>> saved;
+    std::vector<bool> changed(graph_.values().size(), false);
+    changed[static_cast<std::size_t>(target)] = true;
+    bool ok = true;
+    for (std::size_t n = 0; n < nodes.size() && ok && track_values_; ++n) {
+      const ir::Node& node = nodes[n];
+      if (n > 0 && std::none_of(node.inputs.begin(), node.inputs.end(), [&](ir::ValueId id) {
+            return changed[static_cast<std::size_t>(id)];
+          })) {
+        continue;
+      }
+      std::vector<Tensor> outputs;
+      if (!evaluate(node, outputs)) {
+        ok = false;
+        break;
+      }
+      if (!track_values_) break;
+      for (std::size_t k = 0; k < outputs.size(); ++k) {
+        const auto id = static_cast<std::size_t>(node.outputs[k]);
+        saved.emplace_back(id, std::move(vals_[id]));
+        vals_[id] = std::move(outputs[k]);
+        changed[id] = true;
+      }
+    }
+    if (!ok) {
+      for (auto it = saved.rbegin(); it != saved.rend(); ++it)
+        vals_[it->first] = std::move(it->second);
+    }
+    return ok;
   }
 
   void finish() {
@@ -338,8 +559,11 @@ class Build {
   RuleSolver& solver_;
   std::mt19937_64 rng_;
   Bounds bounds_;
+  ::weft::Generator value_rng_;
+  bool track_values_;
   std::vector<ir::OpKind> ops_;
   ir::Graph graph_;
+  std::vector<Tensor> vals_;             // by ValueId, while track_values_
   std::vector<Candidate> values_;        // node outputs later ops may consume
   std::vector<Candidate> placeholders_;  // fresh data inputs a backward insertion may replace
   int next_leaf_ = 0;
@@ -366,6 +590,7 @@ GeneratedCase generate_case(Generator& generator, const CaseOptions& options) {
     result.generation_seconds += generated.stats.seconds;
     ValueSearchOptions search = options.search;
     search.seed = attempt.seed;
+    search.initial = std::move(generated.values);
     if (k < options.max_regenerations) {
       // A model whose values resist a short search is usually one without finite values at
       // all (log of a value that is never positive): a fresh model is cheaper than the full

@@ -200,6 +200,22 @@ std::optional<std::int64_t> fan_in(const ir::Node& node, std::size_t slot, const
   return std::nullopt;
 }
 
+// What one consumer (`slot` of `node`, whose hints are `hints`) asks of a leaf's values.
+void note_consumer(LeafInfo& info, const ir::Node& node, std::size_t slot,
+                   const std::vector<DomainHint>& hints) {
+  if (node.op == OpKind::Pow) {
+    (slot == 0 ? info.pow_base : info.pow_exponent) = true;
+  }
+  if (!info.domain) {
+    for (const DomainHint& hint : hints) {
+      if (hint.input == slot) info.domain = hint;
+    }
+  }
+  if (const auto fan = fan_in(node, slot, info.type.shape); fan && *fan > 0) {
+    info.weight_scale = std::min(info.weight_scale, std::sqrt(3.0 / static_cast<double>(*fan)));
+  }
+}
+
 // What the search knows about a graph, computed once.
 class Context {
  public:
@@ -255,18 +271,7 @@ class Context {
     info.name = value.name;
     info.type = value.type;
     for (const auto& [n, slot] : consumers_[static_cast<std::size_t>(id)]) {
-      const ir::Node& node = graph_.nodes()[n];
-      if (node.op == OpKind::Pow) {
-        (slot == 0 ? info.pow_base : info.pow_exponent) = true;
-      }
-      if (!info.domain) {
-        for (const DomainHint& hint : hints_[n]) {
-          if (hint.input == slot) info.domain = hint;
-        }
-      }
-      if (const auto fan = fan_in(node, slot, value.type.shape); fan && *fan > 0) {
-        info.weight_scale = std::min(info.weight_scale, std::sqrt(3.0 / static_cast<double>(*fan)));
-      }
+      note_consumer(info, graph_.nodes()[n], slot, hints_[n]);
     }
     if (is_integral(value.type.dtype)) info.index_bound = reached_index_bound(id);
     return info;
@@ -572,8 +577,14 @@ std::string problem_text(const ir::Graph& graph, const ir::GradientExecution& ru
 }  // namespace
 
 std::vector<DomainHint> domain_hints(const ir::Graph& graph, const ir::Node& node) {
+  const bool floating_exponent = node.op == OpKind::Pow && node.inputs.size() > 1 &&
+                                 is_floating(graph.type(node.inputs[1]).dtype);
+  return domain_hints(node.op, floating_exponent);
+}
+
+std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
   using K = DomainKind;
-  switch (node.op) {
+  switch (op) {
     case OpKind::Log:
     case OpKind::Log2:
     case OpKind::Rsqrt:
@@ -597,8 +608,6 @@ std::vector<DomainHint> domain_hints(const ir::Graph& graph, const ir::Node& nod
     case OpKind::Pow: {
       // A floating exponent needs a positive base (and log(base) for its own gradient); an
       // integral one may be negative, so the base must not be zero.
-      const bool floating_exponent =
-          node.inputs.size() > 1 && is_floating(graph.type(node.inputs[1]).dtype);
       if (floating_exponent) return {{0, K::Above, 1e-2}, {1, K::Within, 4.0}};
       return {{0, K::AwayFromZero, 1e-2}};
     }
@@ -690,7 +699,7 @@ std::vector<DomainHint> domain_hints(const ir::Graph& graph, const ir::Node& nod
     case OpKind::Cast:
       return {};
   }
-  throw Error("domain_hints: unknown op kind " + std::to_string(static_cast<int>(node.op)));
+  throw Error("domain_hints: unknown op kind " + std::to_string(static_cast<int>(op)));
 }
 
 ir::TensorMap initial_values(const ir::Graph& graph, std::uint64_t seed) {
@@ -699,6 +708,36 @@ ir::TensorMap initial_values(const ir::Graph& graph, std::uint64_t seed) {
   ir::TensorMap values;
   for (const LeafInfo& leaf : ctx.leaves()) values[leaf.name] = draw_leaf(leaf, gen, 1.0);
   return values;
+}
+
+Tensor draw_initial_value(const ir::Graph& graph, const ir::Node& consumer, std::size_t slot,
+                          ValueId leaf, ::weft::Generator& gen) {
+  const ir::Value& value = graph.value(leaf);
+  LeafInfo info;
+  info.id = leaf;
+  info.name = value.name;
+  info.type = value.type;
+  note_consumer(info, consumer, slot, domain_hints(graph, consumer));
+  if (is_integral(value.type.dtype)) info.index_bound = index_bound(graph, consumer, slot);
+  return draw_leaf(info, gen, 1.0);
+}
+
+bool inside_domain(const DomainHint& hint, const Tensor& x) {
+  if (!x.defined() || !x.is_floating_point() || x.numel() == 0) return true;
+  const Tensor c = x.contiguous();
+  if (c.dtype() == Dtype::Float32) {
+    const float* p = c.data<float>();
+    for (std::int64_t i = 0; i < c.numel(); ++i) {
+      if (violates(hint, static_cast<double>(p[i]))) return false;
+    }
+    return true;
+  }
+  const Tensor d = c.dtype() == Dtype::Float64 ? c : c.to(Dtype::Float64);
+  const double* p = d.data<double>();
+  for (std::int64_t i = 0; i < d.numel(); ++i) {
+    if (violates(hint, p[i])) return false;
+  }
+  return true;
 }
 
 FiniteCheck check_finite(const ir::Graph& graph, const ir::TensorMap& values,
@@ -734,7 +773,15 @@ ValueSearchResult search_values(const ir::Graph& graph, const ValueSearchOptions
                                  : options.cotangents;
   Generator gen(options.seed);
   ValueSearchResult result;
-  for (const LeafInfo& leaf : ctx.leaves()) result.values[leaf.name] = draw_leaf(leaf, gen, 1.0);
+  for (const LeafInfo& leaf : ctx.leaves()) {
+    const auto given = options.initial.find(leaf.name);
+    if (given != options.initial.end() && given->second.defined() &&
+        given->second.dtype() == leaf.type.dtype && given->second.sizes() == leaf.type.shape) {
+      result.values[leaf.name] = given->second;
+    } else {
+      result.values[leaf.name] = draw_leaf(leaf, gen, 1.0);
+    }
+  }
 
   auto check = [&]() {
     ++result.checks;

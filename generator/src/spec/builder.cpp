@@ -252,6 +252,7 @@ void Encoder::shape_input(int /*input*/, const std::vector<Int>& dims) {
 void Encoder::bound_shape(const std::vector<Int>& dims, bool allow_zero) {
   if (static_cast<int>(dims.size()) > bounds_.max_rank) {
     constraints_.push_back(ctx_.bool_val(false));
+    infeasible_ = true;
     return;
   }
   z3::expr elements = lit(1);
@@ -268,6 +269,7 @@ void Encoder::output(const std::vector<Int>& dims) {
     const auto& want = target_[outputs_seen_];
     if (want.size() != dims.size()) {
       constraints_.push_back(ctx_.bool_val(false));
+      infeasible_ = true;
     } else {
       for (std::size_t i = 0; i < dims.size(); ++i) constraints_.push_back(dims[i] == lit(want[i]));
     }

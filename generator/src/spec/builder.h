@@ -61,6 +61,8 @@ class Draws {
   // A size for a fresh dim: mostly small, sometimes up to `max`.
   std::int64_t dim(const std::string& name, std::int64_t max, bool allow_zero);
   std::mt19937_64& rng() { return rng_; }
+  // How many choices were drawn: none means the attempt depended on its bindings alone.
+  std::size_t count() const { return integers_.size() + reals_.size(); }
 
  private:
   std::mt19937_64& rng_;
@@ -204,6 +206,8 @@ class Encoder : public RuleContext {
   const std::vector<z3::expr>& preferences() const { return preferences_; }
   // The unknowns, by name, to read back from a model.
   const std::map<std::string, z3::expr>& unknowns() const { return unknowns_; }
+  // A constraint is plainly false (a rank that cannot match): no need to ask Z3.
+  bool infeasible() const { return infeasible_; }
 
  private:
   Int unknown(const std::string& name, std::int64_t lo, std::int64_t hi, std::int64_t preferred);
@@ -215,6 +219,7 @@ class Encoder : public RuleContext {
   std::vector<z3::expr> constraints_;
   std::vector<z3::expr> preferences_;
   std::map<std::string, z3::expr> unknowns_;
+  bool infeasible_ = false;
 };
 
 // Broadcasting of two shapes (right-aligned), for either builder.

@@ -2,6 +2,8 @@
 // every accepted result has passed the concrete checks.
 #include "spec/solve.h"
 
+#include <algorithm>
+
 namespace weft::gen {
 
 namespace {
@@ -18,7 +20,10 @@ bool matches(const std::vector<std::vector<std::int64_t>>& got,
 
 }  // namespace
 
-RuleSolver::RuleSolver(unsigned z3_timeout_ms) : solver_(ctx_) {
+// The plain SMT kernel: push and assumptions run on it in any case, and the default solver
+// also rebuilds a tactic pipeline on the first check after each reset (per model), which cost
+// about six times the kernel's own start.
+RuleSolver::RuleSolver(unsigned z3_timeout_ms) : solver_(ctx_, z3::solver::simple()) {
   reset(z3_timeout_ms);
 }
 
@@ -39,6 +44,15 @@ std::optional<std::map<std::string, std::int64_t>> RuleSolver::solve(const Encod
   // so the solution stays close to the random draws instead of Z3's smallest values.
   std::vector<z3::expr> wanted = encoder.preferences();
   std::optional<std::map<std::string, std::int64_t>> result;
+  // Most calls come from insertions no shapes can satisfy (a backward op that cannot reach
+  // its target): one check without the draws says so, where peeling unsat cores would take
+  // several.
+  const z3::check_result hard = solver_.check();
+  if (hard != z3::sat) {
+    ++(hard == z3::unsat ? stats_.z3_unsat : stats_.z3_unknown);
+    solver_.pop();
+    return result;
+  }
   for (int round = 0; round < 8; ++round) {
     z3::expr_vector assumptions(ctx_);
     for (const z3::expr& e : wanted) assumptions.push_back(e);
@@ -92,6 +106,13 @@ std::optional<RuleResult> RuleSolver::run(const OpSpec& spec,
     try {
       spec.sample(sampler);
     } catch (const Rejected&) {
+      // Rejected before any draw, with every input's shape given: every other draw and Z3
+      // (whose constraints are then constants) would reject it too.
+      if (draws.count() == 0 && target.empty() &&
+          std::all_of(inputs.begin(), inputs.end(),
+                      [](const InputBinding& b) { return !b.present || b.shape.has_value(); })) {
+        return std::nullopt;
+      }
       continue;
     }
     if (!matches(sampler.output_shapes(), target)) continue;
@@ -105,6 +126,7 @@ std::optional<RuleResult> RuleSolver::run(const OpSpec& spec,
   } catch (const Rejected&) {
     return std::nullopt;  // a concrete choice (rank, drawn option) cannot work
   }
+  if (encoder.infeasible()) return std::nullopt;
   const auto model = solve(encoder);
   if (!model) return std::nullopt;
   Sampler pinned(spec, inputs, draws, bounds, &*model);

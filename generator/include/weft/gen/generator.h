@@ -3,7 +3,10 @@
 // consumes values of the graph, fresh leaves fill its other inputs) or backward (the op
 // produces a value that a fresh input stood for, and its own inputs become fresh leaves). The
 // op's attributes and shapes come from its spec (weft/gen/spec.h): random draws checked by the
-// integer reading of the rule, Z3 on the same rule when the draws keep failing.
+// integer reading of the rule, Z3 on the same rule when the draws keep failing. The graph
+// carries concrete values as it grows (check_values): each new node runs at once, and one
+// that leaves its op's finite domain is undone, so that models without finite values are
+// rarely made at all.
 //
 // The same options (seed included) give the same graph, byte for byte once saved.
 
@@ -42,6 +45,12 @@ struct GeneratorOptions {
   // Insertion attempts per requested node before generation gives up (it then returns the
   // graph it has, with fewer nodes).
   int attempts_per_node = 20;
+  // Value-aware generation: leaves get values as they are created (the value search's first
+  // draw rule) and every inserted node runs on the engine at once; an insertion whose inputs
+  // leave the op's finite domain, or whose outputs are not finite or exceed `value_bound`, is
+  // undone. The values come back with the graph, and generate_case starts its search there.
+  bool check_values = true;
+  double value_bound = 1e4;
 };
 
 struct GenerationStats {
@@ -53,12 +62,18 @@ struct GenerationStats {
   std::int64_t z3_sat = 0;
   std::int64_t z3_unsat = 0;
   std::int64_t z3_timeouts = 0;
+  // Insertions undone because of their values (check_values).
+  std::int64_t value_rejections = 0;
   double seconds = 0;
 };
 
 struct Generated {
   ir::Graph graph;
   GenerationStats stats;
+  // With check_values: every input and parameter by name, values with which each node's
+  // inputs are inside its domain and its outputs finite and bounded. Empty otherwise, or when
+  // the engine refused a node (the value search then draws and reports the refusal).
+  ir::TensorMap values;
 };
 
 // Holds one Z3 context and solver for all the models it generates (reset per model, so each

@@ -17,6 +17,7 @@
 
 #include "weft/ir/execute.h"
 #include "weft/ir/graph.h"
+#include "weft/random.h"
 #include "weft/tensor.h"
 
 namespace weft::gen {
@@ -36,6 +37,9 @@ struct ValueSearchOptions {
   double magnitude_bound = 1e4;
   // The cotangent of each output for the gradient check; empty: ir::random_cotangents(graph, seed).
   std::vector<Tensor> cotangents;
+  // Values to start from instead of the first draw (the generator's, which it checked while
+  // the graph grew); leaves missing here, or of another type, are drawn.
+  ir::TensorMap initial;
 };
 
 struct ValueSearchResult {
@@ -57,7 +61,6 @@ ValueSearchResult search_values(const ir::Graph& graph, const ValueSearchOptions
 // scaled by 1/sqrt(fan-in)), integer leaves that reach an index slot inside the indexed dim,
 // other integers small and non-zero, bools random.
 ir::TensorMap initial_values(const ir::Graph& graph, std::uint64_t seed);
-
 
 struct FiniteCheck {
   bool finite = false;
@@ -91,5 +94,16 @@ struct DomainHint {
 
 // The hints of `node` of `graph` (empty for ops finite everywhere).
 std::vector<DomainHint> domain_hints(const ir::Graph& graph, const ir::Node& node);
+// The same before the node exists: by op, and (pow) whether the exponent is floating.
+std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent);
+
+// The same rule for one leaf as if `consumer` (which reads it at `slot`) were its only
+// consumer: how the generator gives values to the leaves it creates.
+Tensor draw_initial_value(const ir::Graph& graph, const ir::Node& consumer, std::size_t slot,
+                          ir::ValueId leaf, ::weft::Generator& gen);
+
+// Whether `x` (an input of a node at `hint.input`) is inside the hint's domain; non-floating
+// and empty tensors always are.
+bool inside_domain(const DomainHint& hint, const Tensor& x);
 
 }  // namespace weft::gen
