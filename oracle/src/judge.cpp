@@ -191,7 +191,8 @@ struct Errors {
 
 // Compares one tensor of a path with the reference item: nullopt when it agrees.
 std::optional<Problem> compare(const Item& item, const Tensor& tensor, bool check_dtype,
-                               bool reference_finite, double factor, Errors& errors) {
+                               bool reference_finite, double factor, const JudgeOptions& options,
+                               Errors& errors) {
   if (!tensor.defined()) return Problem{Symptom::ShapeMismatch, item.what + " is missing"};
   if (tensor.sizes() != item.shape) {
     return Problem{Symptom::ShapeMismatch, item.what + " has shape " + shape_text(tensor.sizes()) +
@@ -223,7 +224,9 @@ std::optional<Problem> compare(const Item& item, const Tensor& tensor, bool chec
       ratio = distance / tolerance(item, i, factor);
       errors.ratio = std::max(errors.ratio, ratio);
     } else {
-      const bool ok = b[i] == item.r[i] || (!item.e.empty() && b[i] == item.e[i]);
+      const bool ok =
+          b[i] == item.r[i] || (!item.e.empty() && b[i] == item.e[i]) ||
+          (!item.gradient && options.accept_tie && options.accept_tie(item.output, i, b[i]));
       ratio = ok ? 0 : std::numeric_limits<double>::infinity();
     }
     if (ratio > worst_ratio) {
@@ -250,7 +253,12 @@ std::optional<Problem> compare(const Item& item, const Tensor& tensor, bool chec
 
 // Whether a later call of a path differs from its first call beyond the item's tolerance.
 std::optional<std::string> differs(const Item& item, const Tensor& first, const Tensor& later,
-                                   bool reference_finite, double factor) {
+                                   bool reference_finite, double factor,
+                                   const JudgeOptions& options) {
+  // Two calls that pick different but equally valid answers to a tie do not disagree.
+  const auto valid_tie = [&](std::size_t i, double v) {
+    return !item.gradient && options.accept_tie && options.accept_tie(item.output, i, v);
+  };
   if (first.sizes() != later.sizes() || first.dtype() != later.dtype()) {
     return item.what + " has shape " + shape_text(later.sizes()) + " " + dtype_name(later.dtype()) +
            ", the first call " + shape_text(first.sizes()) + " " + dtype_name(first.dtype());
@@ -260,6 +268,7 @@ std::optional<std::string> differs(const Item& item, const Tensor& first, const 
   const std::vector<double> b = later.to_vector<double>();
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;
+    if (!item.floating && valid_tie(i, a[i]) && valid_tie(i, b[i])) continue;
     if (item.floating) {
       const bool finite = std::isfinite(a[i]) && std::isfinite(b[i]);
       if (skipped(item, i) || (!finite && !reference_finite)) continue;
@@ -383,7 +392,7 @@ Finding make_finding(Symptom symptom, const std::string& backend, const std::str
 // The value symptom of one path over all its calls, or nullopt when it agrees.
 std::optional<Problem> judge_values(const BackendResult& result, const std::vector<Item>& items,
                                     bool reference, bool reference_finite, double factor,
-                                    Errors& errors) {
+                                    const JudgeOptions& options, Errors& errors) {
   std::optional<Problem> shape, nan, wrong_first, later;
   for (std::size_t c = 0; c < result.calls.size(); ++c) {
     const CallResult& call = result.calls[c];
@@ -409,7 +418,7 @@ std::optional<Problem> judge_values(const BackendResult& result, const std::vect
       }
       if (!reference) {
         Errors seen;
-        if (auto problem = compare(item, *tensor, true, reference_finite, factor, seen)) {
+        if (auto problem = compare(item, *tensor, true, reference_finite, factor, options, seen)) {
           if (problem->symptom == Symptom::ShapeMismatch) {
             note(shape, problem->symptom, problem->message);
           } else if (problem->symptom == Symptom::NanInfMismatch) {
@@ -430,7 +439,7 @@ std::optional<Problem> judge_values(const BackendResult& result, const std::vect
       if (c > 0) {
         const Tensor* first = find_tensor(result.calls[0], item);
         if (first && first->defined() && tensor->defined()) {
-          if (auto message = differs(item, *first, *tensor, reference_finite, factor)) {
+          if (auto message = differs(item, *first, *tensor, reference_finite, factor, options)) {
             note(later, Symptom::Nondeterminism, *message);
           }
         }
@@ -654,7 +663,7 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
       Errors errors;
       const bool is_reference = &result == ref;
       if (auto problem = judge_values(result, items, is_reference, verdict.reference_finite,
-                                      options.error_factor, errors)) {
+                                      options.error_factor, options, errors)) {
         report(problem->symptom, result.backend, problem->message);
       }
       if (&result == engine) {

@@ -3,7 +3,9 @@
 #include "weft/oracle/oracle.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -26,7 +28,83 @@ ir::TensorMap leaves_of(const ir::Graph& graph, const ir::TensorMap& values) {
   return result;
 }
 
+// Ties of argmax/argmin and of max/min's indices: an index is as valid as the reference's
+// when the reference's input holds the same extreme value there (LibTorch and the engine may
+// pick different copies of a maximum). The reference's intermediate values are computed once,
+// on the first question.
+class TieChecker {
+ public:
+  TieChecker(const ir::Graph& graph, const ir::TensorMap& values)
+      : graph_(graph), values_(values) {}
+
+  bool operator()(std::size_t output, std::size_t element, double index) {
+    if (output >= graph_.outputs().size()) return false;
+    const ir::ValueId id = graph_.outputs()[output];
+    const std::optional<std::size_t> producer = graph_.producer(id);
+    if (!producer) return false;
+    const ir::Node& node = graph_.nodes()[*producer];
+    const bool largest = node.op == ir::OpKind::Argmax || node.op == ir::OpKind::Max;
+    const bool indices = node.op == ir::OpKind::Argmax || node.op == ir::OpKind::Argmin ||
+                         ((node.op == ir::OpKind::Max || node.op == ir::OpKind::Min) &&
+                          node.outputs.size() == 2 && node.outputs[1] == id);
+    if (!indices || node.inputs.empty()) return false;
+    if (!computed_) {
+      computed_ = true;
+      try {
+        ir::ExecutionOptions options;
+        options.floating_dtype = Dtype::Float64;
+        options.keep_values = true;
+        inputs_ = ir::execute(graph_, values_, options).values;
+      } catch (const std::exception&) {
+        inputs_.clear();
+      }
+    }
+    const auto input_id = static_cast<std::size_t>(node.inputs[0]);
+    if (input_id >= inputs_.size() || !inputs_[input_id].defined()) return false;
+    const Tensor& x = inputs_[input_id];
+    const std::vector<double> v = x.to_vector<double>();
+    const ir::Shape shape = x.sizes();
+    // The slice of x that output element `element` reduces: all of x without a dim.
+    std::size_t size = v.size();
+    std::size_t inner = 1;
+    std::size_t begin = 0;
+    if (node.attrs.has("dim")) {
+      std::int64_t dim = node.attrs.get_int("dim");
+      const auto rank = static_cast<std::int64_t>(shape.size());
+      if (rank == 0) return index == 0;
+      if (dim < 0) dim += rank;
+      if (dim < 0 || dim >= rank) return false;
+      size = static_cast<std::size_t>(shape[static_cast<std::size_t>(dim)]);
+      for (std::int64_t d = dim + 1; d < rank; ++d)
+        inner *= static_cast<std::size_t>(shape[static_cast<std::size_t>(d)]);
+      begin = (element / inner) * size * inner + element % inner;
+    }
+    if (index < 0 || index >= static_cast<double>(size) || index != std::floor(index)) return false;
+    double best = v[begin];
+    for (std::size_t j = 1; j < size; ++j) {
+      const double candidate = v[begin + j * inner];
+      best = largest ? std::max(best, candidate) : std::min(best, candidate);
+    }
+    return v[begin + static_cast<std::size_t>(index) * inner] == best;
+  }
+
+ private:
+  const ir::Graph& graph_;
+  const ir::TensorMap& values_;
+  bool computed_ = false;
+  std::vector<Tensor> inputs_;
+};
+
 }  // namespace
+
+JudgeOptions with_tie_rule(JudgeOptions options, const ir::Graph& graph,
+                           const ir::TensorMap& values) {
+  auto ties = std::make_shared<TieChecker>(graph, values);
+  options.accept_tie = [ties](std::size_t output, std::size_t element, double index) {
+    return (*ties)(output, element, index);
+  };
+  return options;
+}
 
 std::vector<std::string> default_backends() {
   std::vector<std::string> names = {kReferenceBackend, kEngineBackend,       "torch",
@@ -108,11 +186,9 @@ CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& values) {
   RunSpec spec;
   spec.calls = options_.calls;
   if (options_.gradients) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
-  for (const std::string& backend : options_.backends) {
-    report.results.push_back(worker_.run(backend, graph, values, spec));
-    ++report.backend_runs;
-  }
-  report.verdict = judge(graph, report.results, options_.judge);
+  report.results = worker_.run_all(options_.backends, graph, values, spec);
+  report.backend_runs += static_cast<int>(report.results.size());
+  report.verdict = judge(graph, report.results, with_tie_rule(options_.judge, graph, values));
   if (options_.localize) {
     double slowest_ok = 0;
     for (const BackendResult& result : report.results) {
@@ -138,12 +214,9 @@ bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Fi
   if (std::find(backends.begin(), backends.end(), finding.backend) == backends.end()) {
     backends.push_back(finding.backend);
   }
-  std::vector<BackendResult> results;
-  for (const std::string& backend : backends) {
-    results.push_back(worker_.run(backend, graph, values, spec));
-    ++runs;
-  }
-  const Verdict verdict = judge(graph, results, options_.judge);
+  const std::vector<BackendResult> results = worker_.run_all(backends, graph, values, spec);
+  runs += static_cast<int>(results.size());
+  const Verdict verdict = judge(graph, results, with_tie_rule(options_.judge, graph, values));
   return std::any_of(verdict.findings.begin(), verdict.findings.end(), [&](const Finding& f) {
     return f.backend == finding.backend && f.symptom == finding.symptom;
   });

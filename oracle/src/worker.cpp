@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -117,11 +118,13 @@ ReadStatus read_message(int fd, std::string& payload, std::optional<Clock::time_
 
 // ---- messages ------------------------------------------------------------------------------
 
-std::string encode_request(const std::string& backend, const ir::Graph& graph,
+std::string encode_request(const std::vector<std::string>& backends, const ir::Graph& graph,
                            const ir::TensorMap& values, const RunSpec& spec) {
   io::SafetensorsFile file;
   file.metadata["protocol"] = kProtocol;
-  file.metadata["backend"] = backend;
+  std::string names;
+  for (const std::string& name : backends) names += (names.empty() ? "" : "\n") + name;
+  file.metadata["backends"] = names;
   file.metadata["graph"] = ir::graph_to_json(graph).dump();
   file.metadata["calls"] = std::to_string(spec.calls);
   file.metadata["cotangents"] = std::to_string(spec.cotangents.size());
@@ -134,7 +137,7 @@ std::string encode_request(const std::string& backend, const ir::Graph& graph,
 }
 
 struct Request {
-  std::string backend;
+  std::vector<std::string> backends;  // run in this order, one answer each
   ir::Graph graph;
   ir::TensorMap values;
   RunSpec spec;
@@ -166,7 +169,8 @@ Request decode_request(const std::string& payload) {
     throw FormatError(source, "__metadata__.protocol", std::string("expected ") + kProtocol);
   }
   Request request;
-  request.backend = metadata(file, "backend", source);
+  std::stringstream names(metadata(file, "backends", source));
+  for (std::string name; std::getline(names, name);) request.backends.push_back(name);
   request.graph = ir::graph_from_json(nlohmann::json::parse(metadata(file, "graph", source)),
                                       source + " graph");
   request.spec.calls = metadata_int(file, "calls", source);
@@ -390,39 +394,75 @@ BackendResult Worker::died(const std::string& backend, double seconds) {
 
 BackendResult Worker::run(const std::string& backend, const ir::Graph& graph,
                           const ir::TensorMap& values, const RunSpec& spec) {
-  const std::string request = encode_request(backend, graph, values, spec);
-  if (pid_ < 0) start();
-  if (::ftruncate(stderr_file_, 0) != 0) {
-    // Only the stderr tail would be stale; not worth failing the run for.
+  return run_all({backend}, graph, values, spec)[0];
+}
+
+std::vector<BackendResult> Worker::run_all(const std::vector<std::string>& backends,
+                                           const ir::Graph& graph, const ir::TensorMap& values,
+                                           const RunSpec& spec) {
+  std::vector<BackendResult> results;
+  std::vector<std::string> pending = backends;
+  while (!pending.empty()) {
+    const std::string request = encode_request(pending, graph, values, spec);
+    if (pid_ < 0) start();
+    if (::ftruncate(stderr_file_, 0) != 0) {
+      // Only the stderr tail would be stale; not worth failing the run for.
+    }
+    auto begin = Clock::now();
+    const bool sent = write_message(socket_, request);
+    std::size_t answered = 0;
+    // One answer per backend, each within the time limit from the previous one; a worker that
+    // dies or hangs is recorded against the backend it was running, and a fresh worker takes
+    // the rest.
+    while (answered < pending.size()) {
+      const std::string& backend = pending[answered];
+      if (!sent) {
+        results.push_back(died(backend, seconds_since(begin)));
+        ++answered;
+        break;
+      }
+      std::string answer;
+      const ReadStatus status =
+          read_message(socket_, answer,
+                       begin + std::chrono::milliseconds(
+                                   static_cast<long long>(options_.time_limit_seconds * 1000)));
+      if (status == ReadStatus::Closed) {
+        results.push_back(died(backend, seconds_since(begin)));
+        ++answered;
+        break;
+      }
+      if (status == ReadStatus::TimedOut) {
+        BackendResult result;
+        result.backend = backend;
+        result.outcome = Outcome::Timeout;
+        result.seconds = seconds_since(begin);
+        result.message = "no answer within " + fmt_seconds(options_.time_limit_seconds) + " s";
+        stop();
+        if (const std::string tail = stderr_tail(); !tail.empty()) {
+          result.message += "; stderr: " + tail;
+        }
+        results.push_back(std::move(result));
+        ++answered;
+        break;
+      }
+      try {
+        results.push_back(decode_result(answer));
+      } catch (const std::exception& e) {
+        stop();
+        BackendResult result;
+        result.backend = backend;
+        result.outcome = Outcome::Crash;
+        result.message = std::string("garbled answer from the worker: ") + e.what();
+        results.push_back(std::move(result));
+        ++answered;
+        break;
+      }
+      ++answered;
+      begin = Clock::now();
+    }
+    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(answered));
   }
-  const auto begin = Clock::now();
-  if (!write_message(socket_, request)) return died(backend, seconds_since(begin));
-  std::string answer;
-  const ReadStatus status = read_message(socket_, answer,
-                                         begin + std::chrono::milliseconds(static_cast<long long>(
-                                                     options_.time_limit_seconds * 1000)));
-  if (status == ReadStatus::Closed) return died(backend, seconds_since(begin));
-  if (status == ReadStatus::TimedOut) {
-    BackendResult result;
-    result.backend = backend;
-    result.outcome = Outcome::Timeout;
-    result.seconds = seconds_since(begin);
-    result.message = "no answer within " + fmt_seconds(options_.time_limit_seconds) + " s";
-    stop();
-    if (const std::string tail = stderr_tail(); !tail.empty())
-      result.message += "; stderr: " + tail;
-    return result;
-  }
-  try {
-    return decode_result(answer);
-  } catch (const std::exception& e) {
-    stop();
-    BackendResult result;
-    result.backend = backend;
-    result.outcome = Outcome::Crash;
-    result.message = std::string("garbled answer from the worker: ") + e.what();
-    return result;
-  }
+  return results;
 }
 
 // ---- the worker's side ---------------------------------------------------------------------
@@ -436,19 +476,29 @@ int serve_worker() {
   std::map<std::string, std::unique_ptr<Backend>> backends;
   std::string payload;
   while (read_message(in, payload, std::nullopt) == ReadStatus::Ok) {
-    BackendResult result;
+    Request request;
+    std::string refused;
     try {
-      Request request = decode_request(payload);
-      result.backend = request.backend;
-      auto& backend = backends[request.backend];
-      if (!backend) backend = make_backend(request.backend);
-      result = run_backend(*backend, request.graph, request.values, request.spec);
+      request = decode_request(payload);
     } catch (const std::exception& e) {
-      result.outcome = Outcome::Exception;
-      result.phase = "request";
-      result.message = std::string("worker: ") + e.what();
+      refused = std::string("worker: ") + e.what();
+      if (request.backends.empty()) request.backends.push_back("?");
     }
-    if (!write_message(out, encode_result(result))) return 0;
+    for (const std::string& name : request.backends) {
+      BackendResult result;
+      result.backend = name;
+      try {
+        if (!refused.empty()) throw Error(refused);
+        auto& backend = backends[name];
+        if (!backend) backend = make_backend(name);
+        result = run_backend(*backend, request.graph, request.values, request.spec);
+      } catch (const std::exception& e) {
+        result.outcome = Outcome::Exception;
+        result.phase = "request";
+        result.message = std::string("worker: ") + e.what();
+      }
+      if (!write_message(out, encode_result(result))) return 0;
+    }
   }
   return 0;
 }

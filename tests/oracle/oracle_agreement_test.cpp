@@ -30,19 +30,27 @@ const std::map<std::string, std::string>& known_disagreements() {
 // and printed, not failed on. Each is a real finding of the oracle, reproducible with
 // `weft export` (see the README).
 struct KnownBug {
-  const char* backend;
-  const char* message;
+  const char* backend;  // a prefix of the path's name
+  const char* message;  // a piece of the finding's message
   const char* what;
 };
 constexpr KnownBug kKnownBugs[] = {
     {"torchscript-ofi", "-dimensional input for 4-dimensional weight",
      "optimize_for_inference rewrites conv2d to oneDNN, which refuses unbatched (3-D) input that "
      "eager conv2d accepts"},
+    {"torch", "not implemented for 'Long'",
+     "LibTorch has no int64 kernel for reflection/replication padding (the engine has one)"},
+    {"torchscript", "gradient of",
+     "TorchScript's autodiff formula for std has no guard for a zero deviation: NaN gradients "
+     "from the optimized graph (call 1 on) where eager's std_backward returns finite values"},
+    {"torchscript-nnc", "Invalid integral op_type",
+     "NNC's interpreter fails on some fused groups (\"Invalid integral op_type: 23\")"},
 };
 
 const KnownBug* known_bug(const Finding& finding) {
   for (const KnownBug& bug : kKnownBugs) {
-    if (finding.backend == bug.backend && finding.message.find(bug.message) != std::string::npos) {
+    if (finding.backend.rfind(bug.backend, 0) == 0 &&
+        finding.message.find(bug.message) != std::string::npos) {
       return &bug;
     }
   }
@@ -61,7 +69,7 @@ class AllBackends {
     std::vector<BackendResult> results;
     for (const auto& backend : backends_)
       results.push_back(run_backend(*backend, graph, values, spec));
-    return judge(graph, results);
+    return judge(graph, results, with_tie_rule({}, graph, values));
   }
 
  private:
@@ -105,8 +113,8 @@ TEST(OracleAgreement, RandomModelsOnEveryDefaultBackend) {
   gen::Generator generator;
   int judged = 0;
   int not_finite = 0;
-  for (int nodes : {3, 8}) {
-    for (std::uint64_t seed = 0; seed < 60; ++seed) {
+  for (int nodes : {3, 8, 12}) {
+    for (std::uint64_t seed = 0; seed < 100; ++seed) {
       gen::CaseOptions options;
       options.generator.seed = seed;
       options.generator.nodes = nodes;

@@ -114,6 +114,23 @@ TEST(Worker, SurvivesCrashesAbortsAndHangs) {
   EXPECT_EQ(worker.starts(), 4);  // the first, and one after each of the three deaths
 }
 
+TEST(Worker, ABatchGoesOnInAFreshWorkerAfterACrashOrAHang) {
+  const SmallCase c = small_case();
+  Worker worker(worker_options(/*time_limit=*/2));
+  const std::vector<BackendResult> results =
+      worker.run_all({"engine", "fault:crash@relu", "engine-f64", "fault:hang@tanh", "torch"},
+                     c.graph, c.values, spec_for(c.graph));
+  ASSERT_EQ(results.size(), 5u);
+  const Outcome expected[] = {Outcome::Ok, Outcome::Crash, Outcome::Ok, Outcome::Timeout,
+                              Outcome::Ok};
+  const char* names[] = {"engine", "fault:crash@relu", "engine-f64", "fault:hang@tanh", "torch"};
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(results[i].backend, names[i]);
+    EXPECT_EQ(results[i].outcome, expected[i]) << names[i] << ": " << results[i].message;
+  }
+  EXPECT_EQ(worker.starts(), 3);
+}
+
 TEST(Worker, ReportsExceptionsAndUnknownBackendsWithoutRestarting) {
   const SmallCase c = small_case();
   Worker worker(worker_options());
@@ -271,6 +288,40 @@ TEST(Oracle, UnavailableBackendsAreListedWithTheirReasonAndNotJudged) {
   ASSERT_EQ(report.results.size(), 3u);
   EXPECT_EQ(report.results[2].outcome, Outcome::Unavailable);
   EXPECT_NE(report.results[2].message.find("CUDA"), std::string::npos) << report.results[2].message;
+}
+
+TEST(OracleTies, AnotherCopyOfTheMaximumIsAcceptedAnyOtherIndexIsNot) {
+  // relu makes row 0 all zeros: argmax(dim=1) may answer any index there; row 1 has one max.
+  ir::Graph g;
+  const ir::ValueId x = g.add_input("x", {Dtype::Float32, {2, 4}});
+  const ir::ValueId r = g.add_node(OpKind::Relu, {x}, {}, {{Dtype::Float32, {2, 4}}})[0];
+  const ir::ValueId i =
+      g.add_node(OpKind::Argmax, {r}, ir::Attributes().set("dim", 1), {{Dtype::Int64, {2}}})[0];
+  g.mark_output(i);
+  const ir::TensorMap values{
+      {"x", from_blob(std::vector<float>{-1, -2, -3, -4, 0.5f, 2, 1, -1}.data(), {2, 4},
+                      Dtype::Float32)}};
+  const auto result_with = [&](std::string name, std::vector<std::int64_t> indices) {
+    BackendResult result;
+    result.backend = std::move(name);
+    result.calls.push_back({{from_blob(indices.data(), {2}, Dtype::Int64)}, {}});
+    return result;
+  };
+  const auto verdict_for = [&](std::vector<std::int64_t> torch_indices) {
+    return judge(g,
+                 {result_with(kReferenceBackend, {0, 1}), result_with(kEngineBackend, {0, 1}),
+                  result_with("torch", std::move(torch_indices))},
+                 with_tie_rule({}, g, values));
+  };
+  EXPECT_FALSE(verdict_for({3, 1}).bug());  // another zero of row 0
+  const Verdict wrong_row1 = verdict_for({0, 2});
+  ASSERT_EQ(wrong_row1.findings.size(), 1u);
+  EXPECT_EQ(wrong_row1.findings[0].symptom, Symptom::WrongOutput);
+  EXPECT_TRUE(verdict_for({4, 1}).bug());  // out of range
+  // Without the rule, the tie is a difference.
+  EXPECT_TRUE(judge(g, {result_with(kReferenceBackend, {0, 1}), result_with(kEngineBackend, {0, 1}),
+                        result_with("torch", {3, 1})})
+                  .bug());
 }
 
 TEST(PrefixGraph, CutsAfterTheNodeAndExposesWhatIsLeftOpen) {

@@ -428,8 +428,8 @@ TEST(TorchScriptPaths, RefusedGraphsThrowFromPrepareOrCall) {
     EXPECT_NE(got.error.find("channels"), std::string::npos) << variant << ": " << got.error;
     // A failure at run time names the node through the statement's tag, except on the paths
     // that rewrite the graph (freeze, ofi), whose source ranges are not trusted.
-    const bool rewritten = std::string(variant) == "torchscript-frozen" ||
-                           std::string(variant) == "torchscript-ofi";
+    const bool rewritten =
+        std::string(variant) == "torchscript-frozen" || std::string(variant) == "torchscript-ofi";
     if (got.error.rfind("call", 0) == 0 && !rewritten) {
       EXPECT_NE(got.error.find("node 0 'conv'"), std::string::npos) << variant << ": " << got.error;
     }

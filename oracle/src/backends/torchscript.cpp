@@ -169,9 +169,10 @@ std::string script_error_message(const std::string& text, const ir::Graph& graph
     const std::size_t colon = line.find("Error: ");
     if (traceback && colon != std::string::npos && !line.empty() && line[0] != ' ' &&
         line.find(' ') > colon) {
-      // "RuntimeError: ...": the op's own message (its first line).
-      message = line.substr(colon + 7);
-      break;
+      // "RuntimeError: ...": the op's own message (its first line). Nested interpreters
+      // (a fusion group's fallback) wrap it again: the last such line is the innermost.
+      const std::string candidate = line.substr(colon + 7);
+      if (candidate.rfind("The following operation failed", 0) != 0) message = candidate;
     }
     previous = line;
     start = end + 1;
@@ -186,7 +187,13 @@ auto guarded(const std::string& phase, const ir::Graph& graph, Body&& body) -> d
   try {
     return body();
   } catch (const c10::Error& e) {
-    throw Error(prefix + script_error_message(e.what_without_backtrace(), graph));
+    // The interpreter keeps the op's own error in the "backtrace" part of the c10::Error
+    // (after "Traceback of TorchScript"): parse the whole text then.
+    const std::string brief = e.what_without_backtrace();
+    const bool traceback = brief.find(
+                               "The following operation failed in the TorchScript "
+                               "interpreter") != std::string::npos;
+    throw Error(prefix + script_error_message(traceback ? e.what() : brief, graph));
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 // Pure computation on engine tensors: no torch, no processes.
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,6 +84,11 @@ struct JudgeOptions {
   // tensor of it is wrong when its error exceeds `engine_error_factor` float32 epsilons of
   // the tensor's scale while another path lands `error_factor` times closer to the reference.
   double engine_error_factor = 4096;
+  // Ties: whether `value` at `element` of integer graph output `output` is an equally valid
+  // answer where it differs from the reference (an argmax index that points at another copy
+  // of the maximum). The oracle sets it from the reference's intermediate values; empty: no
+  // such answers.
+  std::function<bool(std::size_t output, std::size_t element, double value)> accept_tie;
 };
 
 // `results` holds one entry per backend run on the case, including kReferenceBackend and

@@ -24,6 +24,12 @@ std::vector<std::string> default_backends();
 // The reference and the float32 engine are added when missing: the judge needs them.
 std::vector<std::string> parse_backend_list(const std::string& text);
 
+// `options` with JudgeOptions::accept_tie set for this case: an argmax/argmin index (or max/min
+// index output) is accepted where the float64 reference's input holds the same extreme value.
+// The rule refers to `graph` and `values`, which must outlive its use.
+JudgeOptions with_tie_rule(JudgeOptions options, const ir::Graph& graph,
+                           const ir::TensorMap& values);
+
 struct OracleOptions {
   std::vector<std::string> backends = default_backends();
   WorkerOptions worker;

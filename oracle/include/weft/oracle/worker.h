@@ -38,6 +38,13 @@ class Worker {
   BackendResult run(const std::string& backend, const ir::Graph& graph, const ir::TensorMap& values,
                     const RunSpec& spec);
 
+  // Runs every backend of `backends` on the case, in order, sending the case once. A backend
+  // that kills or hangs the worker gets its Crash/Timeout result and a fresh worker runs the
+  // rest. One result per backend, in order.
+  std::vector<BackendResult> run_all(const std::vector<std::string>& backends,
+                                     const ir::Graph& graph, const ir::TensorMap& values,
+                                     const RunSpec& spec);
+
   int starts() const { return starts_; }  // processes started so far
   // The per-run limit from now on (localization shortens it while it bisects a hang).
   void set_time_limit(double seconds) { options_.time_limit_seconds = seconds; }
