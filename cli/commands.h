@@ -15,6 +15,9 @@ void add_worker_command(CLI::App& app);    // worker.cpp
 void add_replay_command(CLI::App& app);    // replay.cpp
 void add_backends_command(CLI::App& app);  // replay.cpp
 void add_export_command(CLI::App& app);    // export.cpp
+void add_report_command(CLI::App& app);    // report.cpp
+void add_merge_command(CLI::App& app);     // merge.cpp
+void add_fuzz_command(CLI::App& app);      // fuzz.cpp
 
 // The text of `weft --version`: weft, LibTorch, Z3 and CUDA availability.
 std::string version_text();

@@ -3,6 +3,7 @@
 #include "weft/oracle/oracle.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -186,9 +187,18 @@ CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& values) {
   RunSpec spec;
   spec.calls = options_.calls;
   if (options_.gradients) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
+  using Clock = std::chrono::steady_clock;
+  const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  const auto start = Clock::now();
   report.results = worker_.run_all(options_.backends, graph, values, spec);
   report.backend_runs += static_cast<int>(report.results.size());
+  const auto ran = Clock::now();
   report.verdict = judge(graph, report.results, with_tie_rule(options_.judge, graph, values));
+  const auto judged = Clock::now();
+  report.run_seconds = seconds(start, ran);
+  report.judge_seconds = seconds(ran, judged);
   if (options_.localize) {
     double slowest_ok = 0;
     for (const BackendResult& result : report.results) {
@@ -202,6 +212,7 @@ CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& values) {
       finding.signature = make_signature(finding);
     }
   }
+  report.localize_seconds = seconds(judged, Clock::now());
   return report;
 }
 

@@ -32,6 +32,10 @@ void RuleSolver::reset(unsigned z3_timeout_ms) {
   z3::params p(ctx_);
   p.set("timeout", z3_timeout_ms);
   p.set("random_seed", 7u);
+  // Z3 otherwise swaps in its own SIGINT handler around every check; with several generating
+  // threads the swaps race and a Ctrl-C of `weft fuzz` lands in a stale handler (a crash
+  // instead of a graceful stop). The campaign handles SIGINT itself.
+  p.set("ctrl_c", false);
   solver_.set(p);
   stats_ = SolveStats{};
 }

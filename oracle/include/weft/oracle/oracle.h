@@ -44,6 +44,11 @@ struct CaseReport {
   Verdict verdict;
   std::vector<BackendResult> results;  // in options.backends order
   int backend_runs = 0;                // worker runs, localization included
+  // Wall time of the three phases: running the backends (worker round trips included),
+  // judging, and localizing the findings.
+  double run_seconds = 0;
+  double judge_seconds = 0;
+  double localize_seconds = 0;
 };
 
 class Oracle {

@@ -1,0 +1,473 @@
+// `weft fuzz`: the campaign loop. Jobs (threads, each with its own generator and worker
+// process) take case indices from the campaign's (shard's) sequence, generate a model, judge
+// it on the backends and file every finding into its bug bucket in the campaign directory
+// (weft/corpus/campaign.h). Live progress on stderr; SIGINT/SIGTERM stop gracefully (a second
+// one exits at once: every file is whole at any moment); --resume continues a campaign.
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "arguments.h"
+#include "commands.h"
+#include "weft/corpus/campaign.h"
+#include "weft/error.h"
+#include "weft/gen/generator.h"
+#include "weft/gen/z3_info.h"
+#include "weft/oracle/export.h"
+#include "weft/oracle/oracle.h"
+#include "weft/oracle/torch_info.h"
+#include "weft/version.h"
+
+namespace weft::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+struct FuzzArgs {
+  double time = 0;
+  std::uint64_t cases = 0;
+  std::uint64_t seed = 1;
+  int jobs = 0;
+  std::string backends;
+  std::string nodes = "5-10";
+  std::string ops;
+  std::string exclude;
+  std::string out = "campaign";
+  bool resume = false;
+  std::string shard = "0/1";
+  bool reduce = false;
+  double time_limit = 20;
+  double interval = 5;
+};
+
+std::atomic<int> g_signals{0};
+
+void on_signal(int) {
+  // The second signal ends the process at once: every file on disk is already whole.
+  if (g_signals.fetch_add(1) >= 1) ::_exit(130);
+}
+
+std::pair<int, int> parse_range(const std::string& text, const char* option) {
+  try {
+    const auto dash = text.find('-');
+    const int lo = std::stoi(text.substr(0, dash));
+    const int hi = dash == std::string::npos ? lo : std::stoi(text.substr(dash + 1));
+    if (lo < 1 || hi < lo) throw Error("");
+    return {lo, hi};
+  } catch (const std::exception&) {
+    throw Error(std::string(option) + ": expected N or LO-HI with 1 <= LO <= HI, got '" + text +
+                "'");
+  }
+}
+
+std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  try {
+    const std::uint64_t i = std::stoull(text.substr(0, slash));
+    const std::uint64_t n = std::stoull(text.substr(slash + 1));
+    if (slash == std::string::npos || n == 0 || i >= n) throw Error("");
+    return {i, n};
+  } catch (const std::exception&) {
+    throw Error("--shard: expected I/N with 0 <= I < N, got '" + text + "'");
+  }
+}
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// The model seed and node count of global case `index`: a function of the campaign seed and
+// the index only, so shards, resumed runs and replays agree.
+std::pair<std::uint64_t, int> case_plan(std::uint64_t campaign_seed, std::uint64_t index, int lo,
+                                        int hi) {
+  const std::uint64_t seed = mix(campaign_seed * 0x100000001b3ull + index);
+  const int nodes = lo + static_cast<int>(mix(seed) % static_cast<std::uint64_t>(hi - lo + 1));
+  return {seed, nodes};
+}
+
+std::string repro_for(const ir::Graph& graph, const ir::TensorMap& values,
+                      const std::string& backend) {
+  oracle::ExportOptions options;
+  options.backend = backend;
+  options.values_path = corpus::kValuesFile;
+  try {
+    return oracle::export_python_script(graph, values, options);
+  } catch (const std::exception& e) {
+    return std::string("# No standalone PyTorch script for this path: ") + e.what() +
+           "\n# Replay it with: weft replay <this directory>\n";
+  }
+}
+
+struct Totals {
+  std::uint64_t cases = 0;  // judged in this run
+  std::uint64_t bugs = 0;   // findings
+  std::map<std::string, std::uint64_t> by_symptom;
+  std::map<std::string, std::uint64_t> ops;
+  double generate = 0, execute = 0, judge = 0, localize = 0, io = 0;
+  int worker_starts = 0;
+};
+
+class FuzzRun {
+ public:
+  FuzzRun(const FuzzArgs& args, corpus::Campaign campaign)
+      : args_(args), campaign_(std::move(campaign)) {
+    const nlohmann::json& o = campaign_.options();
+    seed_ = o.at("seed").get<std::uint64_t>();
+    nodes_lo_ = o.at("nodes").at(0).get<int>();
+    nodes_hi_ = o.at("nodes").at(1).get<int>();
+    shard_ = {o.at("shard").at(0).get<std::uint64_t>(), o.at("shard").at(1).get<std::uint64_t>()};
+    backends_ = o.at("backends").get<std::vector<std::string>>();
+    ops_ = parse_ops(fmt::format("{}", fmt::join(o.at("ops").get<std::vector<std::string>>(), ",")),
+                     "--ops");
+    exclude_ = parse_ops(
+        fmt::format("{}", fmt::join(o.at("exclude").get<std::vector<std::string>>(), ",")),
+        "--exclude");
+    elapsed_before_ = campaign_.progress().elapsed;
+    tty_ = ::isatty(2) != 0;
+  }
+
+  int run() {
+    start_ = Clock::now();
+    const int jobs =
+        args_.jobs > 0 ? args_.jobs : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> threads;
+    for (int j = 0; j < jobs; ++j) threads.emplace_back([this] { job(); });
+    double next_stats = args_.interval;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait_for(lock, std::chrono::milliseconds(tty_ ? 250 : 500),
+                       [this] { return active_ == 0 && started_; });
+        if (active_ == 0 && started_) break;
+      }
+      const double elapsed = seconds();
+      if (elapsed >= next_stats) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        write_stats(elapsed);
+        campaign_.save_progress();
+        if (!tty_) print_progress(false);
+        next_stats += args_.interval;
+      }
+      if (tty_) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        print_progress(true);
+      }
+    }
+    for (std::thread& t : threads) t.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    write_stats(seconds());
+    campaign_.save_progress();
+    if (tty_) std::cerr << "\n";
+    print_progress(false);
+    print_summary();
+    return failure_.empty() ? 0 : 2;
+  }
+
+ private:
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  double campaign_seconds() const { return elapsed_before_ + seconds(); }
+
+  bool should_stop() const {
+    if (g_signals.load() > 0 || !failure_.empty()) return true;
+    if (args_.time > 0 && seconds() >= args_.time) return true;
+    if (args_.cases > 0 && campaign_.progress().cases + in_flight_ >= args_.cases) return true;
+    return false;
+  }
+
+  // The next case index of this shard that is not done yet, or nothing when the run stops.
+  std::optional<std::uint64_t> next_index() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (!should_stop()) {
+      const std::uint64_t index = shard_.first + next_local_++ * shard_.second;
+      if (campaign_.progress().done(index)) continue;
+      ++in_flight_;
+      return index;
+    }
+    return std::nullopt;
+  }
+
+  void job() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++active_;
+      started_ = true;
+    }
+    try {
+      gen::Generator generator;
+      oracle::OracleOptions options;
+      options.backends = backends_;
+      options.worker.time_limit_seconds = args_.time_limit;
+      oracle::Oracle oracle(options);
+      while (const std::optional<std::uint64_t> index = next_index()) {
+        run_case(*index, generator, oracle);
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      totals_.worker_starts += oracle.worker_starts();
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failure_.empty()) failure_ = e.what();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    --active_;
+    wake_.notify_all();
+  }
+
+  void run_case(std::uint64_t index, gen::Generator& generator, oracle::Oracle& oracle) {
+    const auto [seed, nodes] = case_plan(seed_, index, nodes_lo_, nodes_hi_);
+    const auto t0 = Clock::now();
+    gen::CaseOptions options;
+    options.generator.seed = seed;
+    options.generator.nodes = nodes;
+    options.generator.ops = ops_;
+    options.generator.exclude = exclude_;
+    const gen::GeneratedCase generated = gen::generate_case(generator, options);
+    const auto t1 = Clock::now();
+    const oracle::CaseReport report = oracle.check(generated.graph, generated.values.values);
+    const auto t2 = Clock::now();
+
+    std::lock_guard<std::mutex> lock(mutex_);
+    --in_flight_;
+    totals_.generate += std::chrono::duration<double>(t1 - t0).count();
+    totals_.execute += report.run_seconds;
+    totals_.judge += report.judge_seconds;
+    totals_.localize += report.localize_seconds;
+    for (const ir::Node& node : generated.graph.nodes())
+      ++totals_.ops[std::string(ir::op_name(node.op))];
+    ++totals_.cases;
+    if (report.verdict.bug()) {
+      const corpus::TestCase test_case{generated.graph, generated.values.values};
+      const nlohmann::json verdict = oracle::verdict_to_json(report.verdict);
+      for (const oracle::Finding& finding : report.verdict.findings) {
+        ++totals_.bugs;
+        ++totals_.by_symptom[std::string(oracle::symptom_name(finding.symptom))];
+        corpus::Bucket bucket;
+        bucket.signature = finding.signature;
+        bucket.symptom = std::string(oracle::symptom_name(finding.symptom));
+        bucket.backend = finding.backend;
+        bucket.op = finding.op;
+        bucket.message = finding.message;
+        bucket.first_found = campaign_seconds();
+        const bool fresh =
+            campaign_.record(bucket, corpus::case_name(index), test_case, verdict,
+                             repro_for(generated.graph, generated.values.values, finding.backend));
+        if (fresh) announce(bucket, index);
+      }
+      campaign_.mark_done(index, campaign_seconds());
+      campaign_.save_progress();  // a bug's case is never judged twice
+    } else {
+      campaign_.mark_done(index, campaign_seconds());
+    }
+    totals_.io += std::chrono::duration<double>(Clock::now() - t2).count();
+  }
+
+  void announce(const corpus::Bucket& bucket, std::uint64_t index) {
+    if (tty_) std::cerr << "\r\033[K";
+    std::string message = bucket.message;
+    if (message.size() > 100) message = message.substr(0, 97) + "...";
+    std::cerr << fmt::format("new bug: {} in {} at {} ({}): {}\n", bucket.symptom, bucket.backend,
+                             bucket.op.empty() ? "?" : bucket.op, corpus::case_name(index),
+                             message);
+  }
+
+  void print_progress(bool redraw) {
+    const double elapsed = seconds();
+    const double rate = elapsed > 0 ? static_cast<double>(totals_.cases) / elapsed : 0.0;
+    std::string symptoms;
+    for (const auto& [name, count] : totals_.by_symptom) {
+      symptoms += fmt::format("{}{} {}", symptoms.empty() ? "" : ", ", name, count);
+    }
+    std::string left;
+    if (args_.time > 0) left = fmt::format(", {:.0f} s left", std::max(0.0, args_.time - elapsed));
+    const std::string line =
+        fmt::format("[{:6.1f} s] {} cases ({:.1f}/s), {} buckets, {} bugs{}{}{}", elapsed,
+                    campaign_.progress().cases, rate, campaign_.buckets().size(), totals_.bugs,
+                    symptoms.empty() ? "" : " (" + symptoms + ")", left,
+                    g_signals.load() > 0 ? ", stopping" : "");
+    if (redraw) {
+      std::cerr << "\r\033[K" << line << std::flush;
+    } else {
+      std::cerr << line << "\n";
+    }
+  }
+
+  void write_stats(double elapsed) {
+    nlohmann::json line;
+    line["elapsed"] = campaign_seconds();
+    line["run_elapsed"] = elapsed;
+    line["cases"] = campaign_.progress().cases;
+    line["cases_per_second"] = elapsed > 0 ? static_cast<double>(totals_.cases) / elapsed : 0.0;
+    line["buckets"] = campaign_.buckets().size();
+    line["bugs"] = totals_.bugs;
+    line["by_symptom"] = totals_.by_symptom;
+    line["worker_restarts"] = totals_.worker_starts;
+    line["ops"] = totals_.ops;
+    line["phases"] = {{"generate", totals_.generate},
+                      {"execute", totals_.execute},
+                      {"judge", totals_.judge},
+                      {"localize", totals_.localize},
+                      {"io", totals_.io}};
+    campaign_.append_stats(line);
+  }
+
+  void print_summary() {
+    const double total =
+        totals_.generate + totals_.execute + totals_.judge + totals_.localize + totals_.io;
+    const auto share = [total](double part) { return total > 0 ? 100 * part / total : 0.0; };
+    std::cout << fmt::format(
+        "campaign {}: {} cases in this run ({} in all), {} bug buckets; time: generation "
+        "{:.0f}%, execution {:.0f}%, judging {:.0f}%, localization {:.0f}%, I/O {:.0f}%\n",
+        campaign_.dir().string(), totals_.cases, campaign_.progress().cases,
+        campaign_.buckets().size(), share(totals_.generate), share(totals_.execute),
+        share(totals_.judge), share(totals_.localize), share(totals_.io));
+    if (!failure_.empty()) std::cout << "stopped by an error: " << failure_ << "\n";
+    if (campaign_.buckets().empty()) {
+      std::cout << "no bugs found\n";
+      return;
+    }
+    std::vector<const corpus::Bucket*> buckets;
+    for (const auto& entry : campaign_.buckets()) buckets.push_back(&entry.second);
+    std::sort(buckets.begin(), buckets.end(), [](const corpus::Bucket* a, const corpus::Bucket* b) {
+      return a->first_found < b->first_found;
+    });
+    std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  {}\n", "symptom", "path", "op", "count",
+                             "first case");
+    for (const corpus::Bucket* b : buckets) {
+      std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  bugs/{}/{}\n", b->symptom, b->backend,
+                               b->op.empty() ? "?" : b->op, b->count, b->name,
+                               b->cases.empty() ? std::string("-") : b->cases.front());
+    }
+  }
+
+  const FuzzArgs& args_;
+  corpus::Campaign campaign_;
+  std::uint64_t seed_ = 1;
+  int nodes_lo_ = 5;
+  int nodes_hi_ = 10;
+  std::pair<std::uint64_t, std::uint64_t> shard_{0, 1};
+  std::vector<std::string> backends_;
+  std::vector<ir::OpKind> ops_;
+  std::vector<ir::OpKind> exclude_;
+  double elapsed_before_ = 0;
+  bool tty_ = false;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  int active_ = 0;
+  bool started_ = false;
+  std::uint64_t next_local_ = 0;
+  std::uint64_t in_flight_ = 0;
+  Totals totals_;
+  std::string failure_;
+  Clock::time_point start_;
+};
+
+int fuzz(FuzzArgs args) {
+  if (args.reduce) {
+    throw Error("--reduce: the reducer (`weft reduce`) is not part of this build yet");
+  }
+  corpus::Campaign campaign = [&] {
+    if (args.resume) {
+      corpus::Campaign existing = corpus::Campaign::open(args.out);
+      // The stopping rule and job count of the campaign, unless given again.
+      const nlohmann::json& stored = existing.options();
+      if (args.cases == 0) args.cases = stored.value("cases", std::uint64_t{0});
+      const double stored_time = stored.value("time", 0.0);
+      if (args.time <= 0 && stored_time > 0) {
+        // What is left of the campaign's time; a campaign whose time is spent ends at once.
+        args.time = std::max(1e-3, stored_time - existing.progress().elapsed);
+      }
+      if (args.jobs <= 0) args.jobs = stored.value("jobs", 0);
+      args.time_limit = stored.value("time_limit", args.time_limit);
+      std::cerr << fmt::format("resuming {}: {} cases done, {} buckets\n", args.out,
+                               existing.progress().cases, existing.buckets().size());
+      return existing;
+    }
+    const auto [lo, hi] = parse_range(args.nodes, "--nodes");
+    const auto [shard_index, shard_count] = parse_shard(args.shard);
+    const std::vector<std::string> backends = args.backends.empty()
+                                                  ? oracle::default_backends()
+                                                  : oracle::parse_backend_list(args.backends);
+    std::vector<std::string> ops, exclude;
+    for (ir::OpKind op : parse_ops(args.ops, "--ops")) ops.emplace_back(ir::op_name(op));
+    for (ir::OpKind op : parse_ops(args.exclude, "--exclude"))
+      exclude.emplace_back(ir::op_name(op));
+    const nlohmann::json options = {{"seed", args.seed},
+                                    {"nodes", {lo, hi}},
+                                    {"backends", backends},
+                                    {"ops", ops},
+                                    {"exclude", exclude},
+                                    {"shard", {shard_index, shard_count}},
+                                    {"cases", args.cases},
+                                    {"time", args.time},
+                                    {"jobs", args.jobs},
+                                    {"reduce", args.reduce},
+                                    {"time_limit", args.time_limit}};
+    const nlohmann::json versions = {{"weft", std::string(kVersion)},
+                                     {"libtorch", oracle::torch_version()},
+                                     {"z3", gen::z3_version()}};
+    return corpus::Campaign::create(args.out, options, versions);
+  }();
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  FuzzRun run(args, std::move(campaign));
+  return run.run();
+}
+
+}  // namespace
+
+void add_fuzz_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("fuzz", "Run a fuzz campaign");
+  auto args = std::make_shared<FuzzArgs>();
+  cmd->add_option("--time", args->time, "Stop after this many seconds (0: no limit)");
+  cmd->add_option("--cases", args->cases, "Stop when the campaign has judged this many cases");
+  cmd->add_option("--seed", args->seed, "Campaign seed");
+  cmd->add_option("--jobs", args->jobs, "Parallel jobs, one worker process each (default: cores)");
+  cmd->add_option("--backends", args->backends,
+                  "Comma-separated backends (default: `weft backends` available)");
+  cmd->add_option("--nodes", args->nodes, "Nodes per model: N or LO-HI");
+  cmd->add_option("--ops", args->ops, "Only these ops (comma-separated)");
+  cmd->add_option("--exclude", args->exclude, "Never these ops");
+  cmd->add_option("--out", args->out, "Campaign directory");
+  cmd->add_flag("--resume", args->resume, "Continue the campaign in --out");
+  cmd->add_option("--shard", args->shard, "I/N: this machine's disjoint share of the case indices");
+  cmd->add_flag("--reduce", args->reduce, "Minimize each new bucket's first case");
+  cmd->add_option("--time-limit", args->time_limit, "Seconds per backend run before a timeout");
+  cmd->add_option("--interval", args->interval, "Seconds between stats lines");
+  cmd->callback([args] {
+    int status = 2;
+    try {
+      if (args->time <= 0 && args->cases == 0 && !::isatty(0)) {
+        std::cerr << "weft fuzz: no --time or --cases: running until interrupted (Ctrl-C)\n";
+      }
+      status = fuzz(*args);
+    } catch (const std::exception& e) {
+      std::cerr << "weft fuzz: error: " << e.what() << "\n";
+      status = 2;
+    }
+    if (status != 0) throw CLI::RuntimeError(status);
+  });
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,128 @@
+#pragma once
+// A campaign directory (DESIGN.md "Data at rest"): what `weft fuzz` writes, `weft report`
+// renders and `weft merge` combines. Every file is written to a temporary name and renamed
+// into place, so a campaign killed at any moment (SIGKILL included) leaves only whole files,
+// and `--resume` continues without losing or duplicating a bucket or a case.
+//
+//   DIR/campaign.json   {"weft-campaign": 1, "created": "2026-11-29T23:40:00Z",
+//                        "versions": {"weft": "0.1.0", "libtorch": "1.13.0", "z3": "4.8.12"},
+//                        "options": {"seed": 1, "nodes": [5, 10], "backends": [...],
+//                                    "ops": [...], "exclude": [...], "shard": [0, 1],
+//                                    "cases": 0, "time": 60, "jobs": 2, "reduce": false}}
+//   DIR/progress.json   {"done_below": 120, "done_above": [122, 125], "cases": 123,
+//                        "elapsed": 61.5}: case indices < done_below are all done, plus
+//                        those listed; cases = how many were judged; elapsed = seconds of
+//                        campaign time before this run (a resumed run adds its own).
+//   DIR/stats.jsonl     one JSON object per line, one line per interval:
+//                        {"elapsed": 10.0, "cases": 500, "cases_per_second": 50.0,
+//                         "buckets": 3, "bugs": 7, "by_symptom": {"wrong-output": 5, ...},
+//                         "worker_restarts": 1, "ops": {"conv2d": 40, ...},
+//                         "phases": {"generate": 1.2, "execute": 7.5, "judge": 0.4, "io": 0.1}}
+//                        (phases: seconds summed over jobs since the start)
+//   DIR/bugs/<bucket>/bucket.json
+//                       {"signature": "wrong-output|torchscript-ofi|conv2d|", "symptom":
+//                        "wrong-output", "backend": "torchscript-ofi", "op": "conv2d",
+//                        "message": "...", "count": 4, "first_case": "case-000000000017",
+//                        "cases": ["case-000000000017", ...], "first_found": 12.5}
+//                        (count = every case that showed it; cases = those stored: the
+//                        kMaxCasesPerBucket lowest case indices, sorted; first_found =
+//                        campaign seconds)
+//   DIR/bugs/<bucket>/<case>/graph.json, values.safetensors, verdict.json, repro.py
+//                       (+ reduced/ with the same files when the case was reduced)
+//   DIR/report.html     written by `weft report`
+//
+// <bucket> = "<symptom>-<backend>-<op>-<8 hex digits of FNV-1a of the signature>", with
+// characters outside [A-Za-z0-9_.-] replaced by '_' ("wrong-output-torchscript-ofi-conv2d-
+// 1a2b3c4d"); <case> = "case-" + the case index, 12 digits.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "weft/corpus/test_case.h"
+
+namespace weft::corpus {
+
+inline constexpr int kCampaignVersion = 1;
+inline constexpr std::size_t kMaxCasesPerBucket = 5;
+
+// "wrong-output-torchscript-ofi-conv2d-1a2b3c4d" for a signature and its parts.
+std::string bucket_name(const std::string& signature, const std::string& symptom,
+                        const std::string& backend, const std::string& op);
+// "case-000000000017".
+std::string case_name(std::uint64_t index);
+
+struct Bucket {
+  std::string name;  // directory name
+  std::string signature;
+  std::string symptom;
+  std::string backend;
+  std::string op;
+  std::string message;
+  std::uint64_t count = 0;
+  std::vector<std::string> cases;  // stored case directories, oldest first
+  double first_found = 0;
+};
+
+nlohmann::json bucket_to_json(const Bucket& bucket);
+Bucket bucket_from_json(const nlohmann::json& document, const std::string& source);
+
+struct Progress {
+  std::uint64_t done_below = 0;
+  std::vector<std::uint64_t> done_above;  // sorted
+  std::uint64_t cases = 0;
+  double elapsed = 0;
+
+  bool done(std::uint64_t index) const;
+  void mark(std::uint64_t index);  // and advances done_below over contiguous indices
+};
+
+class Campaign {
+ public:
+  // Creates DIR (which must not hold a campaign.json) with `options` in campaign.json.
+  // Throws weft::Error naming the directory when it already holds a campaign.
+  static Campaign create(const std::filesystem::path& dir, const nlohmann::json& options,
+                         const nlohmann::json& versions);
+  // Opens an existing campaign to resume or read it. Throws weft::FormatError naming the file
+  // and field for a damaged campaign.json/progress.json/bucket.json, and weft::Error for one
+  // written by a newer schema ("written by a newer weft (campaign schema 2; this one reads 1)").
+  static Campaign open(const std::filesystem::path& dir);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  const nlohmann::json& document() const { return document_; }  // campaign.json
+  const nlohmann::json& options() const { return document_.at("options"); }
+  const Progress& progress() const { return progress_; }
+  const std::map<std::string, Bucket>& buckets() const { return buckets_; }  // by name
+
+  // Records one case that showed `signature`: bumps the bucket's count and, when the case is
+  // among the kMaxCasesPerBucket lowest indices of the bucket, writes the case directory
+  // (graph, values, verdict, repro script) before bucket.json. Returns true when the bucket
+  // is new. Idempotent for a case already stored (a resumed campaign re-judging it).
+  bool record(const Bucket& finding, const std::string& case_dir_name, const TestCase& test_case,
+              const nlohmann::json& verdict, const std::string& repro_script);
+  // Marks case `index` done (after its findings were recorded), in memory.
+  void mark_done(std::uint64_t index, double elapsed);
+  // Writes progress.json. The loop calls it after every case with a finding and every few
+  // seconds: a campaign killed in between judges the cases since then again, which record()
+  // makes harmless.
+  void save_progress();
+  // Appends one line to stats.jsonl (rewritten atomically).
+  void append_stats(const nlohmann::json& line);
+  // The lines of stats.jsonl.
+  std::vector<nlohmann::json> stats() const;
+
+ private:
+  std::filesystem::path dir_;
+  nlohmann::json document_;
+  Progress progress_;
+  std::map<std::string, Bucket> buckets_;
+  std::string stats_text_;
+};
+
+}  // namespace weft::corpus

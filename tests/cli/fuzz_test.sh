@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# `weft fuzz` end to end, against planted faults: every planted kind found and filed in
+# exactly one bucket; SIGKILL at random moments then --resume loses and duplicates nothing;
+# SIGINT stops gracefully with a summary; two shards cover what one campaign covers.
+set -u
+weft="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+faults="fault:perturb-large@relu,fault:nan@tanh,fault:throw@sigmoid"
+common=(--backends "$faults" --ops relu,tanh,sigmoid,linear,add,mul --nodes 4-6 --jobs 2
+        --time-limit 10)
+
+# Every file of a campaign parses; no bucket stores a case twice; print "bucket count".
+inspect() {
+  /usr/bin/python3 - "$1" <<'PY' || exit 1
+import json, os, sys
+root = sys.argv[1]
+json.load(open(os.path.join(root, "campaign.json")))
+json.load(open(os.path.join(root, "progress.json")))
+if os.path.exists(os.path.join(root, "stats.jsonl")):
+    for line in open(os.path.join(root, "stats.jsonl")):
+        json.loads(line)
+for bucket in sorted(os.listdir(os.path.join(root, "bugs"))):
+    path = os.path.join(root, "bugs", bucket, "bucket.json")
+    if not os.path.exists(path):
+        continue
+    b = json.load(open(path))
+    assert len(b["cases"]) == len(set(b["cases"])), "duplicate case in " + bucket
+    for case in b["cases"]:
+        for name in ("graph.json", "verdict.json"):
+            json.load(open(os.path.join(root, "bugs", bucket, case, name)))
+    print(bucket, b["count"])
+PY
+}
+
+# 1. Planted faults: three kinds, three buckets, each localized to its op.
+"$weft" fuzz "${common[@]}" --cases 40 --seed 5 --out "$work/a" > "$work/a.txt" 2>&1 ||
+  { cat "$work/a.txt"; fail "fault campaign exited non-zero"; }
+inspect "$work/a" > "$work/a.buckets" || fail "campaign a does not parse"
+[ "$(wc -l < "$work/a.buckets")" -eq 3 ] || { cat "$work/a.buckets"; fail "expected 3 buckets"; }
+grep -q "^wrong-output-fault_perturb-large_relu-relu-" "$work/a.buckets" || fail "perturb bucket"
+grep -q "^nan-inf-mismatch-fault_nan_tanh-tanh-" "$work/a.buckets" || fail "nan bucket"
+grep -q "^exception-mismatch-fault_throw_sigmoid-sigmoid-" "$work/a.buckets" || fail "throw bucket"
+grep -q "symptom .*path .*op .*count" "$work/a.txt" || fail "no summary table"
+
+# 2. SIGKILL at random moments, then --resume: the same buckets and stored cases.
+"$weft" fuzz "${common[@]}" --cases 40 --seed 5 --out "$work/k" > /dev/null 2>&1 &
+pid=$!
+sleep "$(/usr/bin/python3 -c 'import random; print(random.uniform(1.0, 4.0))')"
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+inspect "$work/k" > /dev/null || fail "files do not parse after SIGKILL"
+for round in 1 2; do
+  "$weft" fuzz --resume --out "$work/k" > "$work/k$round.txt" 2>&1 &
+  pid=$!
+  sleep "$(/usr/bin/python3 -c 'import random; print(random.uniform(1.0, 3.0))')"
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  inspect "$work/k" > /dev/null || fail "files do not parse after SIGKILL (round $round)"
+done
+"$weft" fuzz --resume --out "$work/k" > "$work/k.txt" 2>&1 || { cat "$work/k.txt"; fail "resume"; }
+inspect "$work/k" | cut -d' ' -f1 > "$work/k.names"
+cut -d' ' -f1 "$work/a.buckets" > "$work/a.names"
+diff "$work/a.names" "$work/k.names" || fail "resumed campaign has other buckets"
+for b in $(cat "$work/a.names"); do
+  a_cases=$(/usr/bin/python3 -c "import json;print(json.load(open('$work/a/bugs/$b/bucket.json'))['cases'])")
+  k_cases=$(/usr/bin/python3 -c "import json;print(json.load(open('$work/k/bugs/$b/bucket.json'))['cases'])")
+  [ "$a_cases" = "$k_cases" ] || fail "bucket $b stores $k_cases after resume, $a_cases without"
+done
+/usr/bin/python3 -c "import json,sys; p=json.load(open('$work/k/progress.json')); sys.exit(0 if p['done_below'] >= 40 else 1)" ||
+  fail "the resumed campaign did not finish its 40 cases"
+
+# 3. SIGINT: a graceful stop with a summary and exit status 0.
+"$weft" fuzz "${common[@]}" --time 120 --out "$work/i" > "$work/i.txt" 2>&1 &
+pid=$!
+sleep 3
+kill -INT "$pid"
+wait "$pid"
+[ $? -eq 0 ] || { cat "$work/i.txt"; fail "SIGINT should exit 0"; }
+grep -q "^campaign .*cases in this run" "$work/i.txt" || fail "no summary after SIGINT"
+inspect "$work/i" > /dev/null || fail "files do not parse after SIGINT"
+
+# 4. Refusals: an existing campaign without --resume, a newer schema.
+"$weft" fuzz "${common[@]}" --cases 1 --out "$work/a" > "$work/x.txt" 2>&1 && fail "overwrote a campaign"
+grep -q "already holds a campaign" "$work/x.txt" || fail "no message for an existing campaign"
+sed -i 's/"weft-campaign": 1/"weft-campaign": 99/' "$work/i/campaign.json"
+"$weft" fuzz --resume --out "$work/i" > "$work/y.txt" 2>&1 && fail "resumed a newer schema"
+grep -q "newer weft" "$work/y.txt" || { cat "$work/y.txt"; fail "no message for a newer schema"; }
+
+# 5. Shards 0/2 and 1/2 judge the same case indices as one campaign.
+"$weft" fuzz "${common[@]}" --cases 20 --seed 5 --shard 0/2 --out "$work/s0" > /dev/null 2>&1 || fail "shard 0"
+"$weft" fuzz "${common[@]}" --cases 20 --seed 5 --shard 1/2 --out "$work/s1" > /dev/null 2>&1 || fail "shard 1"
+/usr/bin/python3 - "$work" <<'PY' || fail "shards do not cover the unsharded campaign"
+import json, os, sys
+w = sys.argv[1]
+def cases(root):
+    found = {}
+    for b in os.listdir(os.path.join(root, "bugs")):
+        data = json.load(open(os.path.join(root, "bugs", b, "bucket.json")))
+        found.setdefault(b, 0)
+        found[b] += data["count"]
+    return found
+one, s0, s1 = cases(os.path.join(w, "a")), cases(os.path.join(w, "s0")), cases(os.path.join(w, "s1"))
+both = {b: s0.get(b, 0) + s1.get(b, 0) for b in set(s0) | set(s1)}
+assert both == one, (both, one)
+PY
+if "$weft" merge --help > /dev/null 2>&1; then
+  "$weft" merge "$work/s0" "$work/s1" -o "$work/m" > /dev/null 2>&1 || fail "merge"
+  inspect "$work/m" > "$work/m.buckets" || fail "merged campaign does not parse"
+  diff <(sort "$work/a.buckets") <(sort "$work/m.buckets") || fail "merge differs from the unsharded campaign"
+fi
+echo "fuzz campaigns behave"
