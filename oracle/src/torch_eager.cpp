@@ -32,16 +32,6 @@ namespace {
 using ir::Attributes;
 using ir::OpKind;
 
-// Once per process: LibTorch single-threaded (parallelism comes from several workers) and a
-// stack-trace fetcher that does not symbolize a backtrace for every c10::Error (~3 ms each).
-void init_torch_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    at::set_num_threads(1);
-    c10::SetStackTraceFetcher([] { return std::string("(backtrace omitted by weft)"); });
-  });
-}
-
 std::string first_line(const char* text) {
   std::string line(text);
   const auto end = line.find('\n');
@@ -187,6 +177,14 @@ at::Tensor eager_dropout(const at::Tensor& x, double p, bool training) {
 }
 
 }  // namespace
+
+void init_torch_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    at::set_num_threads(1);
+    c10::SetStackTraceFetcher([] { return std::string("(backtrace omitted by weft)"); });
+  });
+}
 
 at::ScalarType to_torch_dtype(Dtype dtype) {
   switch (dtype) {

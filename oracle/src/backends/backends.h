@@ -11,6 +11,9 @@ namespace weft::oracle {
 
 // "engine" (float32) and "engine-f64" (every floating value in float64: the reference).
 std::unique_ptr<Backend> make_engine_backend(bool float64);
+// One engine call of the engine-based backends: forward, and gradients when given cotangents.
+CallResult engine_call(const ir::Graph& graph, const ir::TensorMap& values,
+                       const std::vector<Tensor>& cotangents, const ir::ExecutionOptions& options);
 // "torch": LibTorch eager on the CPU (torch_eager.cpp's lowering).
 std::unique_ptr<Backend> make_torch_eager_backend();
 

@@ -23,15 +23,7 @@ class EngineBackend final : public Backend {
   CallResult call(const std::vector<Tensor>& cotangents) override {
     ir::ExecutionOptions options;
     if (float64_) options.floating_dtype = Dtype::Float64;
-    CallResult result;
-    if (cotangents.empty()) {
-      result.outputs = ir::execute(graph_, values_, options).outputs;
-      return result;
-    }
-    ir::GradientExecution run = ir::execute_with_gradients(graph_, values_, cotangents, options);
-    result.outputs = std::move(run.forward.outputs);
-    result.gradients = std::move(run.gradients);
-    return result;
+    return engine_call(graph_, values_, cotangents, options);
   }
 
  private:
@@ -41,6 +33,19 @@ class EngineBackend final : public Backend {
 };
 
 }  // namespace
+
+CallResult engine_call(const ir::Graph& graph, const ir::TensorMap& values,
+                       const std::vector<Tensor>& cotangents, const ir::ExecutionOptions& options) {
+  CallResult result;
+  if (cotangents.empty()) {
+    result.outputs = ir::execute(graph, values, options).outputs;
+    return result;
+  }
+  ir::GradientExecution run = ir::execute_with_gradients(graph, values, cotangents, options);
+  result.outputs = std::move(run.forward.outputs);
+  result.gradients = std::move(run.gradients);
+  return result;
+}
 
 std::unique_ptr<Backend> make_engine_backend(bool float64) {
   return std::make_unique<EngineBackend>(float64);

@@ -97,15 +97,7 @@ class FaultBackend final : public Backend {
         inject(spec_.kind, ir::node_label(graph_, index), outputs);
       }
     };
-    CallResult result;
-    if (cotangents.empty()) {
-      result.outputs = ir::execute(graph_, values_, options).outputs;
-      return result;
-    }
-    ir::GradientExecution run = ir::execute_with_gradients(graph_, values_, cotangents, options);
-    result.outputs = std::move(run.forward.outputs);
-    result.gradients = std::move(run.gradients);
-    return result;
+    return engine_call(graph_, values_, cotangents, options);
   }
 
  private:

@@ -20,5 +20,8 @@ at::Tensor to_torch(const Tensor& tensor);
 // A copy into an engine tensor (detached).
 Tensor from_torch(const at::Tensor& tensor);
 std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::Tensor>& in);
+// Once per process: LibTorch single-threaded (parallelism comes from several workers) and a
+// stack-trace fetcher that does not symbolize a backtrace for every c10::Error (~3 ms each).
+void init_torch_once();
 
 }  // namespace weft::oracle

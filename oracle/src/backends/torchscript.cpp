@@ -44,17 +44,6 @@ namespace weft::oracle {
 
 namespace {
 
-// Once per process, as torch_eager.cpp does: LibTorch single-threaded (parallelism comes from
-// several workers) and a stack-trace fetcher that does not symbolize a backtrace for every
-// c10::Error (~3 ms each).
-void init_torch_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    at::set_num_threads(1);
-    c10::SetStackTraceFetcher([] { return std::string("(backtrace omitted by weft)"); });
-  });
-}
-
 // The process-global switches that decide which executor and fuser a TorchScript call takes.
 struct JitSettings {
   bool executor = true;   // getExecutorMode(): the new (profiling or simple) executor
