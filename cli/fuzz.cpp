@@ -384,6 +384,12 @@ int fuzz(FuzzArgs args) {
   if (args.reduce) {
     throw Error("--reduce: the reducer (`weft reduce`) is not part of this build yet");
   }
+  // Before anything is written, so that a signal never finds the default action.
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
   corpus::Campaign campaign = [&] {
     if (args.resume) {
       corpus::Campaign existing = corpus::Campaign::open(args.out);
@@ -426,11 +432,6 @@ int fuzz(FuzzArgs args) {
                                      {"z3", gen::z3_version()}};
     return corpus::Campaign::create(args.out, options, versions);
   }();
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
   FuzzRun run(args, std::move(campaign));
   return run.run();
 }

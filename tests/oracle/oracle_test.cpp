@@ -107,7 +107,7 @@ TEST(Worker, SurvivesCrashesAbortsAndHangs) {
 
   const BackendResult hang = worker.run("fault:hang@relu", c.graph, c.values, spec_for(c.graph));
   EXPECT_EQ(hang.outcome, Outcome::Timeout) << hang.message;
-  EXPECT_GE(hang.seconds, 2.0);
+  EXPECT_NE(hang.message.find("no answer within 2 s"), std::string::npos) << hang.message;
 
   const BackendResult after = worker.run("engine", c.graph, c.values, spec_for(c.graph));
   EXPECT_EQ(after.outcome, Outcome::Ok) << after.message;
