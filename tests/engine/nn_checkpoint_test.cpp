@@ -1,6 +1,7 @@
 // Checkpoints: state dicts round-trip through safetensors with keys, dtypes and metadata;
 // damaged files are refused with the file named.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,7 +17,8 @@ namespace weft::nn {
 namespace {
 
 std::filesystem::path temp_path(const std::string& name) {
-  return std::filesystem::path(::testing::TempDir()) / name;
+  // Per process: CTest runs tests of several files at once, and they share TempDir().
+  return std::filesystem::path(::testing::TempDir()) / (std::to_string(::getpid()) + "_" + name);
 }
 
 TEST(NnCheckpoint, StateDictRoundTripsIntoAFreshModel) {

@@ -2,6 +2,7 @@
 // keys, trains, saves and loads without the original classes, and refuses what it cannot
 // replay (untraced computations, in-place edits, inputs of another shape, damaged files).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -25,7 +26,8 @@ namespace {
 using testing::expect_error;
 
 std::filesystem::path temp_path(const std::string& name) {
-  return std::filesystem::path(::testing::TempDir()) / name;
+  // Per process: CTest runs tests of several files at once, and they share TempDir().
+  return std::filesystem::path(::testing::TempDir()) / (std::to_string(::getpid()) + "_" + name);
 }
 
 std::set<std::string> key_set(const StateDict& state) {

@@ -5,6 +5,7 @@
 #include "weft/optim/checkpoint.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <functional>
@@ -30,7 +31,8 @@ namespace {
 using testing::expect_error;
 
 std::filesystem::path temp_path(const std::string& name) {
-  return std::filesystem::path(::testing::TempDir()) / name;
+  // Per process: CTest runs tests of several files at once, and they share TempDir().
+  return std::filesystem::path(::testing::TempDir()) / (std::to_string(::getpid()) + "_" + name);
 }
 
 // A model, its optimizer and scheduler, built afresh for every run.
