@@ -22,6 +22,7 @@
 
 #include "backends/torch_tensors.h"
 #include "weft/error.h"
+#include "weft/ir/leaf_values.h"
 #include "weft/ir/op_schema.h"
 #include "weft/ops.h"
 
@@ -526,21 +527,11 @@ TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leav
   std::map<std::string, at::Tensor> sources;  // floating leaves that require grad, by name
   for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
     for (ir::ValueId id : graph.leaves(kind)) {
-      const ir::Value& leaf = graph.value(id);
-      const auto it = leaves.find(leaf.name);
-      if (it == leaves.end() || !it->second.defined()) {
-        throw Error(std::string(kind == ir::LeafKind::Input ? "input" : "parameter") + " '" +
-                    leaf.name + "' has no value");
-      }
-      const Tensor& t = it->second;
-      if (t.sizes() != leaf.type.shape || t.dtype() != leaf.type.dtype) {
-        throw Error("value of '" + leaf.name + "' is " + dtype_name(t.dtype()) +
-                    shape_str(t.sizes()) + ", but the graph declares " + ir::to_string(leaf.type));
-      }
+      const Tensor& t = ir::leaf_value(graph, leaves, id);
       at::Tensor value = to_torch(t);
       if (with_gradients && t.is_floating_point()) {
         value.requires_grad_(true);
-        sources.emplace(leaf.name, value);
+        sources.emplace(graph.value(id).name, value);
       }
       values[static_cast<std::size_t>(id)] = value;
     }

@@ -4,6 +4,7 @@
 
 #include "weft/autograd.h"
 #include "weft/error.h"
+#include "weft/ir/leaf_values.h"
 #include "weft/ir/op_schema.h"
 #include "weft/ops.h"
 #include "weft/random.h"
@@ -283,17 +284,7 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
   std::vector<Tensor> values(graph.values().size());
   for (LeafKind kind : {LeafKind::Input, LeafKind::Parameter}) {
     for (ValueId id : graph.leaves(kind)) {
-      const Value& leaf = graph.value(id);
-      auto it = leaves.find(leaf.name);
-      if (it == leaves.end() || !it->second.defined()) {
-        throw Error(std::string(kind == LeafKind::Input ? "input" : "parameter") + " '" +
-                    leaf.name + "' has no value");
-      }
-      const Tensor& t = it->second;
-      if (t.sizes() != leaf.type.shape || t.dtype() != leaf.type.dtype) {
-        throw Error("value of '" + leaf.name + "' is " + dtype_name(t.dtype()) +
-                    shape_str(t.sizes()) + ", but the graph declares " + to_string(leaf.type));
-      }
+      const Tensor& t = leaf_value(graph, leaves, id);
       const Dtype run_dtype = value_dtype(t.dtype(), options.floating_dtype);
       values[id] = t.to(run_dtype);  // a differentiable cast when t requires grad
     }
@@ -398,6 +389,22 @@ std::vector<Tensor> random_cotangents(const Graph& graph, std::uint64_t seed) {
     result.push_back(from_blob(v.data(), type.shape, Dtype::Float64).to(type.dtype));
   }
   return result;
+}
+
+const Tensor& leaf_value(const Graph& graph, const TensorMap& leaves, ValueId id) {
+  const Value& leaf = graph.value(id);
+  const std::optional<LeafKind> kind = graph.leaf_kind(id);
+  const auto it = leaves.find(leaf.name);
+  if (it == leaves.end() || !it->second.defined()) {
+    throw Error(std::string(kind == LeafKind::Parameter ? "parameter" : "input") + " '" +
+                leaf.name + "' has no value");
+  }
+  const Tensor& t = it->second;
+  if (t.sizes() != leaf.type.shape || t.dtype() != leaf.type.dtype) {
+    throw Error("value of '" + leaf.name + "' is " + dtype_name(t.dtype()) + shape_str(t.sizes()) +
+                ", but the graph declares " + to_string(leaf.type));
+  }
+  return t;
 }
 
 }  // namespace weft::ir

@@ -30,6 +30,7 @@
 #include "backends/backends.h"
 #include "backends/torch_tensors.h"
 #include "weft/error.h"
+#include "weft/ir/leaf_values.h"
 #include "weft/oracle/source.h"
 #include "weft/shape.h"
 
@@ -222,19 +223,8 @@ class TorchScriptBackend final : public Backend {
     values_.clear();
     for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
       for (ir::ValueId id : graph.leaves(kind)) {
-        const ir::Value& leaf = graph.value(id);
-        const auto it = values.find(leaf.name);
-        if (it == values.end() || !it->second.defined()) {
-          throw Error(std::string(kind == ir::LeafKind::Input ? "input" : "parameter") + " '" +
-                      leaf.name + "' has no value");
-        }
-        const Tensor& t = it->second;
-        if (t.sizes() != leaf.type.shape || t.dtype() != leaf.type.dtype) {
-          throw Error("value of '" + leaf.name + "' is " + dtype_name(t.dtype()) +
-                      shape_str(t.sizes()) + ", but the graph declares " +
-                      ir::to_string(leaf.type));
-        }
-        values_[leaf.name] = t.contiguous().clone();
+        const Tensor& t = ir::leaf_value(graph, values, id);
+        values_[graph.value(id).name] = t.contiguous().clone();
       }
     }
     forward_ = emit_forward(graph, SourceDialect::TorchScript);
