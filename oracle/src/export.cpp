@@ -198,11 +198,16 @@ def main():
     cotangents = [torch.rand(s, generator=generator, dtype=torch.float64) * 2 - 1 for s in shapes]
     reference = run(reference_model, torch.float64, cotangents)
     eager = run(Model(build(torch.float32)), torch.float32, cotangents)
-    m = CANDIDATE_CLASS(build(torch.float32))
-    path = make_path(m)
+    try:
+        m = CANDIDATE_CLASS(build(torch.float32))
+        path = make_path(m)
+        calls = [run(path, torch.float32, cotangents) for _ in range(CALLS)]
+    except Exception as e:  # eager ran: the path refusing the model is the bug
+        lines = [line for line in str(e).splitlines() if line.strip()]
+        print("BUG: %s raised %s: %s" % (PATH, type(e).__name__, lines[0] if lines else ""))
+        sys.exit(1)
     bug = False
-    for call in range(CALLS):
-        got = run(path, torch.float32, cotangents)
+    for call, got in enumerate(calls):
         for i, (g, r, e) in enumerate(zip(got, reference, eager)):
             what = ("output %d" % i) if i < len(shapes) else ("gradient %d" % (i - len(shapes)))
             if g.shape != r.shape:

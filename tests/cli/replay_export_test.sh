@@ -36,6 +36,12 @@ if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   /usr/bin/python3 "$work/repro.py" > "$work/repro.txt" 2>&1
   [ $? -eq 1 ] || { cat "$work/repro.txt"; fail "the exported script should exit 1 on the fault"; }
   grep -q "^BUG: fault:perturb-large@tanh" "$work/repro.txt" || fail "no BUG line"
+  "$weft" export "$case_dir" --python "$work/throws.py" --backend fault:throw@tanh >/dev/null ||
+    fail "export of a throwing path"
+  /usr/bin/python3 "$work/throws.py" > "$work/throws.txt" 2>&1
+  [ $? -eq 1 ] || { cat "$work/throws.txt"; fail "a path that raises should exit 1"; }
+  grep -q "^BUG: fault:throw@tanh raised RuntimeError: injected fault" "$work/throws.txt" ||
+    { cat "$work/throws.txt"; fail "no BUG line for the raising path"; }
   "$weft" export "$case_dir" --python "$work/clean.py" --backend torchscript-ofi --values file \
     >/dev/null || fail "export with values from the file"
   /usr/bin/python3 "$work/clean.py" > "$work/clean.txt" 2>&1
