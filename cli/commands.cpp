@@ -1,6 +1,20 @@
 #include "commands.h"
 
+#include <exception>
+#include <iostream>
+
 namespace weft::cli {
+
+void run_command(const char* command, const std::function<int()>& body) {
+  int status = 2;
+  try {
+    status = body();
+  } catch (const std::exception& e) {
+    std::cerr << "weft " << command << ": error: " << e.what() << "\n";
+    status = 2;
+  }
+  if (status != 0) throw CLI::RuntimeError(status);
+}
 
 void add_all_commands(CLI::App& app) {
   add_ops_command(app);

@@ -3,6 +3,7 @@
 // registers a CLI11 subcommand and its callback, declare it here, call it in commands.cpp.
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 
 namespace weft::cli {
@@ -18,6 +19,11 @@ void add_export_command(CLI::App& app);    // export.cpp
 void add_report_command(CLI::App& app);    // report.cpp
 void add_merge_command(CLI::App& app);     // merge.cpp
 void add_fuzz_command(CLI::App& app);      // fuzz.cpp
+
+// Runs a subcommand's body as its CLI11 callback: an exception is printed as
+// "weft <command>: error: …" and gives exit status 2; any other non-zero status ends weft with
+// that status (CLI::RuntimeError, which main() turns into the exit code).
+void run_command(const char* command, const std::function<int()>& body);
 
 // The text of `weft --version`: weft, LibTorch, Z3 and CUDA availability.
 std::string version_text();

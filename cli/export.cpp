@@ -86,12 +86,10 @@ void add_export_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "embed", "file"}));
   cmd->add_option("--calls", args->calls, "Calls of the path")->check(CLI::Range(1, 100));
   cmd->callback([args] {
-    try {
+    run_command("export", [&] {
       run_export(*args);
-    } catch (const std::exception& e) {
-      std::cerr << "weft export: error: " << e.what() << "\n";
-      throw CLI::RuntimeError(2);
-    }
+      return 0;
+    });
   });
 }
 

@@ -266,9 +266,9 @@ class FuzzRun {
         bucket.op = finding.op;
         bucket.message = finding.message;
         bucket.first_found = campaign_seconds();
-        const bool fresh =
-            campaign_.record(bucket, corpus::case_name(index), test_case, verdict,
-                             repro_for(generated.graph, generated.values.values, finding.backend));
+        const bool fresh = campaign_.record(
+            bucket, corpus::case_name(index), test_case, verdict,
+            [&] { return repro_for(generated.graph, generated.values.values, finding.backend); });
         if (fresh) announce(bucket, index);
       }
       campaign_.mark_done(index, campaign_seconds());
@@ -457,17 +457,12 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_option("--time-limit", args->time_limit, "Seconds per backend run before a timeout");
   cmd->add_option("--interval", args->interval, "Seconds between stats lines");
   cmd->callback([args] {
-    int status = 2;
-    try {
+    run_command("fuzz", [&] {
       if (args->time <= 0 && args->cases == 0 && !::isatty(0)) {
         std::cerr << "weft fuzz: no --time or --cases: running until interrupted (Ctrl-C)\n";
       }
-      status = fuzz(*args);
-    } catch (const std::exception& e) {
-      std::cerr << "weft fuzz: error: " << e.what() << "\n";
-      status = 2;
-    }
-    if (status != 0) throw CLI::RuntimeError(status);
+      return fuzz(*args);
+    });
   });
 }
 

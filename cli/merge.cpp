@@ -272,16 +272,7 @@ void add_merge_command(CLI::App& app) {
   cmd->add_option("inputs", args->inputs, "Campaign directories to merge")->required();
   cmd->add_option("-o,--output", args->out, "The new campaign directory (missing or empty)")
       ->required();
-  cmd->callback([args] {
-    int status = 2;
-    try {
-      status = run_merge(*args);
-    } catch (const std::exception& e) {
-      std::cerr << "weft merge: error: " << e.what() << "\n";
-      status = 2;
-    }
-    if (status != 0) throw CLI::RuntimeError(status);
-  });
+  cmd->callback([args] { run_command("merge", [&] { return run_merge(*args); }); });
 }
 
 }  // namespace weft::cli

@@ -86,16 +86,7 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("--calls", args->calls, "Calls per backend (compiled paths warm up)")
       ->check(CLI::Range(1, 100));
   cmd->add_flag("--no-localize", args->no_localize, "Do not bisect for the faulty node");
-  cmd->callback([args] {
-    int status = 2;
-    try {
-      status = replay(*args);
-    } catch (const std::exception& e) {
-      std::cerr << "weft replay: error: " << e.what() << "\n";
-      status = 2;
-    }
-    if (status != 0) throw CLI::RuntimeError(status);
-  });
+  cmd->callback([args] { run_command("replay", [&] { return replay(*args); }); });
 }
 
 void add_backends_command(CLI::App& app) {

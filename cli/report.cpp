@@ -861,16 +861,7 @@ void add_report_command(CLI::App& app) {
       ->check(CLI::IsMember({"html", "md"}));
   cmd->add_option("-o,--output", args->out,
                   "Output file (default DIR/report.html or DIR/report.md)");
-  cmd->callback([args] {
-    int status = 2;
-    try {
-      status = run_report(*args);
-    } catch (const std::exception& e) {
-      std::cerr << "weft report: error: " << e.what() << "\n";
-      status = 2;
-    }
-    if (status != 0) throw CLI::RuntimeError(status);
-  });
+  cmd->callback([args] { run_command("report", [&] { return run_report(*args); }); });
 }
 
 }  // namespace weft::cli

@@ -195,7 +195,7 @@ Campaign Campaign::open(const fs::path& dir) {
 
 bool Campaign::record(const Bucket& finding, const std::string& case_dir_name,
                       const TestCase& test_case, const nlohmann::json& verdict,
-                      const std::string& repro_script) {
+                      const std::function<std::string()>& repro_script) {
   const std::string name =
       bucket_name(finding.signature, finding.symptom, finding.backend, finding.op);
   auto it = buckets_.find(name);
@@ -218,7 +218,7 @@ bool Campaign::record(const Bucket& finding, const std::string& case_dir_name,
     fs::create_directories(case_dir);
     save_case(case_dir, test_case);
     write_json(case_dir / "verdict.json", verdict);
-    io::write_file_atomically(case_dir / "repro.py", repro_script);
+    io::write_file_atomically(case_dir / "repro.py", repro_script());
     if (!evicted.empty()) bucket.cases.pop_back();
     bucket.cases.insert(std::upper_bound(bucket.cases.begin(), bucket.cases.end(), case_dir_name),
                         case_dir_name);

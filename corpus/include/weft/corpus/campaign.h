@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -104,8 +105,9 @@ class Campaign {
   // among the kMaxCasesPerBucket lowest indices of the bucket, writes the case directory
   // (graph, values, verdict, repro script) before bucket.json. Returns true when the bucket
   // is new. Idempotent for a case already stored (a resumed campaign re-judging it).
+  // `repro_script` is called only when the case is stored (most findings only count).
   bool record(const Bucket& finding, const std::string& case_dir_name, const TestCase& test_case,
-              const nlohmann::json& verdict, const std::string& repro_script);
+              const nlohmann::json& verdict, const std::function<std::string()>& repro_script);
   // Marks case `index` done (after its findings were recorded), in memory.
   void mark_done(std::uint64_t index, double elapsed);
   // Writes progress.json. The loop calls it after every case with a finding and every few
