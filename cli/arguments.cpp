@@ -17,8 +17,12 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 std::vector<ir::OpKind> parse_ops(const std::string& text, const char* option) {
+  return parse_ops(split_list(text), option);
+}
+
+std::vector<ir::OpKind> parse_ops(const std::vector<std::string>& names, const char* option) {
   std::vector<ir::OpKind> ops;
-  for (const std::string& name : split_list(text)) {
+  for (const std::string& name : names) {
     const auto op = ir::op_from_name(name);
     if (!op) throw Error(std::string(option) + ": unknown op '" + name + "' (see `weft ops`)");
     ops.push_back(*op);

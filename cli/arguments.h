@@ -11,5 +11,6 @@ namespace weft::cli {
 std::vector<std::string> split_list(const std::string& text);
 // Op names (see `weft ops`); throws weft::Error naming `option` and the unknown name.
 std::vector<ir::OpKind> parse_ops(const std::string& text, const char* option);
+std::vector<ir::OpKind> parse_ops(const std::vector<std::string>& names, const char* option);
 
 }  // namespace weft::cli

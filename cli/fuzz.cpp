@@ -136,11 +136,8 @@ class FuzzRun {
     nodes_hi_ = o.at("nodes").at(1).get<int>();
     shard_ = {o.at("shard").at(0).get<std::uint64_t>(), o.at("shard").at(1).get<std::uint64_t>()};
     backends_ = o.at("backends").get<std::vector<std::string>>();
-    ops_ = parse_ops(fmt::format("{}", fmt::join(o.at("ops").get<std::vector<std::string>>(), ",")),
-                     "--ops");
-    exclude_ = parse_ops(
-        fmt::format("{}", fmt::join(o.at("exclude").get<std::vector<std::string>>(), ",")),
-        "--exclude");
+    ops_ = parse_ops(o.at("ops").get<std::vector<std::string>>(), "campaign.json ops");
+    exclude_ = parse_ops(o.at("exclude").get<std::vector<std::string>>(), "campaign.json exclude");
     elapsed_before_ = campaign_.progress().elapsed;
     tty_ = ::isatty(2) != 0;
   }
