@@ -20,6 +20,7 @@ void add_all_commands(CLI::App& app) {
   add_ops_command(app);
   add_gen_command(app);
   add_fuzz_command(app);
+  add_reduce_command(app);
   add_replay_command(app);
   add_backends_command(app);
   add_export_command(app);

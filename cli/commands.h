@@ -19,6 +19,7 @@ void add_export_command(CLI::App& app);    // export.cpp
 void add_report_command(CLI::App& app);    // report.cpp
 void add_merge_command(CLI::App& app);     // merge.cpp
 void add_fuzz_command(CLI::App& app);      // fuzz.cpp
+void add_reduce_command(CLI::App& app);    // reduce.cpp
 
 // Runs a subcommand's body as its CLI11 callback: an exception is printed as
 // "weft <command>: error: …" and gives exit status 2; any other non-zero status ends weft with

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "reduced_case.h"
 #include "weft/corpus/campaign.h"
 #include "weft/error.h"
 #include "weft/gen/generator.h"
@@ -30,6 +32,7 @@
 #include "weft/oracle/export.h"
 #include "weft/oracle/oracle.h"
 #include "weft/oracle/torch_info.h"
+#include "weft/reduce/reducer.h"
 #include "weft/version.h"
 
 namespace weft::cli {
@@ -122,9 +125,13 @@ struct Totals {
   std::uint64_t bugs = 0;   // findings
   std::map<std::string, std::uint64_t> by_symptom;
   std::map<std::string, std::uint64_t> ops;
-  double generate = 0, execute = 0, judge = 0, localize = 0, io = 0;
+  double generate = 0, execute = 0, judge = 0, localize = 0, io = 0, reduce = 0;
   int worker_starts = 0;
+  int reduced = 0;  // bucket cases the reducer tried
 };
+
+// Seconds the reducer may spend on one new bucket's case during a campaign.
+constexpr double kReduceBudgetSeconds = 120;
 
 class FuzzRun {
  public:
@@ -140,6 +147,21 @@ class FuzzRun {
     exclude_ = parse_ops(o.at("exclude").get<std::vector<std::string>>(), "campaign.json exclude");
     elapsed_before_ = campaign_.progress().elapsed;
     tty_ = ::isatty(2) != 0;
+    if (args_.reduce) {
+      // Buckets of an earlier run (a resumed campaign) whose first case was not reduced yet.
+      for (const auto& [name, bucket] : campaign_.buckets()) {
+        if (bucket.cases.empty()) continue;
+        const fs::path case_dir = campaign_.dir() / "bugs" / name / bucket.cases.front();
+        if (fs::exists(case_dir / "reduced")) continue;
+        oracle::Finding finding;
+        finding.symptom = oracle::symptom_from_name(bucket.symptom);
+        finding.backend = bucket.backend;
+        finding.op = bucket.op;
+        finding.message = bucket.message;
+        finding.signature = bucket.signature;
+        pending_reductions_.emplace_back(finding, case_dir);
+      }
+    }
   }
 
   int run() {
@@ -214,6 +236,16 @@ class FuzzRun {
       options.backends = backends_;
       options.worker.time_limit_seconds = args_.time_limit;
       oracle::Oracle oracle(options);
+      while (true) {
+        std::optional<std::pair<oracle::Finding, fs::path>> pending;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (pending_reductions_.empty() || g_signals.load() > 0) break;
+          pending = pending_reductions_.back();
+          pending_reductions_.pop_back();
+        }
+        reduce_bucket_case(pending->first, pending->second);
+      }
       while (const std::optional<std::uint64_t> index = next_index()) {
         run_case(*index, generator, oracle);
       }
@@ -241,7 +273,19 @@ class FuzzRun {
     const oracle::CaseReport report = oracle.check(generated.graph, generated.values.values);
     const auto t2 = Clock::now();
 
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::pair<oracle::Finding, fs::path>> to_reduce;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      record_case(index, generated, report, t0, t1, t2, to_reduce);
+    }
+    // New buckets are reduced outside the lock: the other jobs keep fuzzing meanwhile.
+    for (const auto& [finding, case_dir] : to_reduce) reduce_bucket_case(finding, case_dir);
+  }
+
+  void record_case(std::uint64_t index, const gen::GeneratedCase& generated,
+                   const oracle::CaseReport& report, Clock::time_point t0, Clock::time_point t1,
+                   Clock::time_point t2,
+                   std::vector<std::pair<oracle::Finding, fs::path>>& to_reduce) {
     --in_flight_;
     totals_.generate += std::chrono::duration<double>(t1 - t0).count();
     totals_.execute += report.run_seconds;
@@ -266,7 +310,16 @@ class FuzzRun {
         const bool fresh = campaign_.record(
             bucket, corpus::case_name(index), test_case, verdict,
             [&] { return repro_for(generated.graph, generated.values.values, finding.backend); });
-        if (fresh) announce(bucket, index);
+        if (fresh) {
+          announce(bucket, index);
+          if (args_.reduce) {
+            for (const auto& [name, stored] : campaign_.buckets()) {
+              if (stored.signature != finding.signature) continue;
+              to_reduce.emplace_back(finding,
+                                     campaign_.dir() / "bugs" / name / corpus::case_name(index));
+            }
+          }
+        }
       }
       campaign_.mark_done(index, campaign_seconds());
       campaign_.save_progress();  // a bug's case is never judged twice
@@ -274,6 +327,39 @@ class FuzzRun {
       campaign_.mark_done(index, campaign_seconds());
     }
     totals_.io += std::chrono::duration<double>(Clock::now() - t2).count();
+  }
+
+  // Minimizes a new bucket's first case into <case>/reduced (weft/reduce/reducer.h), with
+  // one worker and the campaign's time limit. A case that does not reproduce is left as it is.
+  void reduce_bucket_case(const oracle::Finding& finding, const fs::path& case_dir) {
+    const fs::path reduced = case_dir / "reduced";
+    const auto start = Clock::now();
+    std::string line;
+    try {
+      if (fs::exists(reduced) || !fs::exists(case_dir)) return;
+      const corpus::TestCase test_case = corpus::load_case(case_dir);
+      reduce::ReduceOptions options;
+      options.worker.time_limit_seconds = args_.time_limit;
+      options.budget_seconds = kReduceBudgetSeconds;
+      const reduce::ReduceResult result =
+          reduce::reduce_case(test_case.graph, test_case.values, finding, options);
+      if (result.status == reduce::ReduceStatus::Reduced) {
+        write_reduced_case(reduced, result);
+        line = fmt::format("reduced {}: {}", case_dir.parent_path().filename().string(),
+                           reduction_summary(result));
+      } else {
+        line = fmt::format("not reduced {}: {}", case_dir.parent_path().filename().string(),
+                           reduce::reduce_status_name(result.status));
+      }
+    } catch (const std::exception& e) {
+      line =
+          fmt::format("not reduced {}: {}", case_dir.parent_path().filename().string(), e.what());
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++totals_.reduced;
+    totals_.reduce += std::chrono::duration<double>(Clock::now() - start).count();
+    if (tty_) std::cerr << "\r\033[K";
+    std::cerr << line << "\n";
   }
 
   void announce(const corpus::Bucket& bucket, std::uint64_t index) {
@@ -317,24 +403,25 @@ class FuzzRun {
     line["by_symptom"] = totals_.by_symptom;
     line["worker_restarts"] = totals_.worker_starts;
     line["ops"] = totals_.ops;
-    line["phases"] = {{"generate", totals_.generate},
-                      {"execute", totals_.execute},
-                      {"judge", totals_.judge},
-                      {"localize", totals_.localize},
-                      {"io", totals_.io}};
+    line["phases"] = {
+        {"generate", totals_.generate}, {"execute", totals_.execute}, {"judge", totals_.judge},
+        {"localize", totals_.localize}, {"io", totals_.io},           {"reduce", totals_.reduce}};
     campaign_.append_stats(line);
   }
 
   void print_summary() {
-    const double total =
-        totals_.generate + totals_.execute + totals_.judge + totals_.localize + totals_.io;
+    const double total = totals_.generate + totals_.execute + totals_.judge + totals_.localize +
+                         totals_.io + totals_.reduce;
     const auto share = [total](double part) { return total > 0 ? 100 * part / total : 0.0; };
     std::cout << fmt::format(
         "campaign {}: {} cases in this run ({} in all), {} bug buckets; time: generation "
-        "{:.0f}%, execution {:.0f}%, judging {:.0f}%, localization {:.0f}%, I/O {:.0f}%\n",
+        "{:.0f}%, execution {:.0f}%, judging {:.0f}%, localization {:.0f}%, I/O {:.0f}%{}\n",
         campaign_.dir().string(), totals_.cases, campaign_.progress().cases,
         campaign_.buckets().size(), share(totals_.generate), share(totals_.execute),
-        share(totals_.judge), share(totals_.localize), share(totals_.io));
+        share(totals_.judge), share(totals_.localize), share(totals_.io),
+        totals_.reduced > 0
+            ? fmt::format(", reduction {:.0f}% ({} cases)", share(totals_.reduce), totals_.reduced)
+            : std::string());
     if (!failure_.empty()) std::cout << "stopped by an error: " << failure_ << "\n";
     if (campaign_.buckets().empty()) {
       std::cout << "no bugs found\n";
@@ -348,9 +435,22 @@ class FuzzRun {
     std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  {}\n", "symptom", "path", "op", "count",
                              "first case");
     for (const corpus::Bucket* b : buckets) {
-      std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  bugs/{}/{}\n", b->symptom, b->backend,
+      std::string reduced;
+      if (!b->cases.empty()) {
+        const fs::path log =
+            campaign_.dir() / "bugs" / b->name / b->cases.front() / "reduced" / "reduce.json";
+        try {
+          if (fs::exists(log)) {
+            const nlohmann::json document = nlohmann::json::parse(std::ifstream(log));
+            reduced = fmt::format(" (reduced to {} nodes)", document.at("nodes").at(1).get<int>());
+          }
+        } catch (const std::exception&) {
+          reduced = " (reduced/reduce.json unreadable)";
+        }
+      }
+      std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  bugs/{}/{}{}\n", b->symptom, b->backend,
                                b->op.empty() ? "?" : b->op, b->count, b->name,
-                               b->cases.empty() ? std::string("-") : b->cases.front());
+                               b->cases.empty() ? std::string("-") : b->cases.front(), reduced);
     }
   }
 
@@ -373,14 +473,12 @@ class FuzzRun {
   std::uint64_t next_local_ = 0;
   std::uint64_t in_flight_ = 0;
   Totals totals_;
+  std::vector<std::pair<oracle::Finding, fs::path>> pending_reductions_;
   std::string failure_;
   Clock::time_point start_;
 };
 
 int fuzz(FuzzArgs args) {
-  if (args.reduce) {
-    throw Error("--reduce: the reducer (`weft reduce`) is not part of this build yet");
-  }
   // Before anything is written, so that a signal never finds the default action.
   struct sigaction action {};
   action.sa_handler = on_signal;

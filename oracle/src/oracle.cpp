@@ -165,9 +165,17 @@ ir::Graph prefix_graph(const ir::Graph& graph, std::size_t last) {
         cut.add_node(node.op, inputs, node.attrs, types, node.name);
     for (std::size_t k = 0; k < outputs.size(); ++k) renamed[node.outputs[k]] = outputs[k];
   }
+  // Every value the rest of the graph observed stays observed: those no node of the cut reads,
+  // those a node after the cut reads, and the graph's own outputs. Otherwise a wrong value that
+  // a node of the cut hides (a cast to bool, a std that is NaN anyway) would move the
+  // localization past the faulty node.
+  std::set<ir::ValueId> observed(graph.outputs().begin(), graph.outputs().end());
+  for (std::size_t n = last + 1; n < graph.nodes().size(); ++n) {
+    for (ir::ValueId id : graph.nodes()[n].inputs) observed.insert(id);
+  }
   for (std::size_t n = 0; n <= last; ++n) {
     for (ir::ValueId id : graph.nodes()[n].outputs) {
-      if (used.count(id) == 0) cut.mark_output(renamed.at(id));
+      if (used.count(id) == 0 || observed.count(id) != 0) cut.mark_output(renamed.at(id));
     }
   }
   return cut;

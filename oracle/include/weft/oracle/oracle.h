@@ -74,9 +74,9 @@ class Oracle {
   Worker worker_;
 };
 
-// The graph cut after node `last` (inclusive): nodes 0..last, whose values no later node of
-// the cut uses become its outputs, leaves no node of the cut uses are dropped. Used by
-// localization and by the reducer.
+// The graph cut after node `last` (inclusive): nodes 0..last; their values that no node of the
+// cut reads, that a node after the cut reads, or that are outputs of `graph` become its
+// outputs; leaves no node of the cut uses are dropped. Used by localization.
 ir::Graph prefix_graph(const ir::Graph& graph, std::size_t last);
 
 }  // namespace weft::oracle

@@ -1,0 +1,204 @@
+// Graph edits of the reducer: every edit copies the graph, rewires it, and lets compact() drop
+// what became dead and renumber the rest in the IR's usual order.
+#include "edit.h"
+
+#include <algorithm>
+#include <map>
+
+#include "weft/error.h"
+#include "weft/ir/validate.h"
+
+namespace weft::reduce {
+
+namespace {
+
+// How many times each value is read: as a node input or as a graph output.
+std::vector<int> use_counts(const ir::Graph& graph, const std::vector<bool>* skip_nodes) {
+  std::vector<int> uses(graph.values().size(), 0);
+  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+    if (skip_nodes && (*skip_nodes)[n]) continue;
+    for (ir::ValueId id : graph.nodes()[n].inputs) ++uses[static_cast<std::size_t>(id)];
+  }
+  for (ir::ValueId id : graph.outputs()) ++uses[static_cast<std::size_t>(id)];
+  return uses;
+}
+
+}  // namespace
+
+Case compact(const ir::Graph& graph, const ir::TensorMap& values) {
+  std::vector<bool> live(graph.values().size(), false);
+  std::vector<bool> live_node(graph.nodes().size(), false);
+  for (ir::ValueId id : graph.outputs()) live[static_cast<std::size_t>(id)] = true;
+  for (std::size_t n = graph.nodes().size(); n-- > 0;) {
+    const ir::Node& node = graph.nodes()[n];
+    const bool used = std::any_of(node.outputs.begin(), node.outputs.end(), [&](ir::ValueId id) {
+      return live[static_cast<std::size_t>(id)];
+    });
+    if (!used) continue;
+    live_node[n] = true;
+    for (ir::ValueId id : node.inputs) live[static_cast<std::size_t>(id)] = true;
+  }
+  Case result;
+  std::map<ir::ValueId, ir::ValueId> renamed;
+  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+    for (ir::ValueId id : graph.leaves(kind)) {
+      if (!live[static_cast<std::size_t>(id)]) continue;
+      const ir::Value& leaf = graph.value(id);
+      renamed[id] = result.graph.add_leaf(kind, leaf.name, leaf.type);
+      const auto it = values.find(leaf.name);
+      if (it == values.end()) throw Error("reducer: no value for leaf '" + leaf.name + "'");
+      result.values.emplace(leaf.name, it->second);
+    }
+  }
+  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+    if (!live_node[n]) continue;
+    const ir::Node& node = graph.nodes()[n];
+    std::vector<ir::ValueId> inputs;
+    for (ir::ValueId id : node.inputs) inputs.push_back(renamed.at(id));
+    std::vector<ir::TensorType> types;
+    for (ir::ValueId id : node.outputs) types.push_back(graph.type(id));
+    const std::vector<ir::ValueId> outputs =
+        result.graph.add_node(node.op, inputs, node.attrs, types, node.name);
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      renamed[node.outputs[k]] = outputs[k];
+      result.graph.mutable_values()[static_cast<std::size_t>(outputs[k])].name =
+          graph.value(node.outputs[k]).name;
+    }
+  }
+  std::set<ir::ValueId> marked;
+  for (ir::ValueId id : graph.outputs()) {
+    const ir::ValueId mapped = renamed.at(id);
+    if (marked.insert(mapped).second) result.graph.mark_output(mapped);
+  }
+  return result;
+}
+
+Case remove_nodes(const Case& current, const std::vector<Tensor>& computed,
+                  const std::set<std::size_t>& removed) {
+  ir::Graph graph = current.graph;
+  ir::TensorMap values = current.values;
+  const std::vector<int> uses_before = use_counts(graph, nullptr);
+  std::vector<bool> gone(graph.nodes().size(), false);
+  for (std::size_t n : removed) gone.at(n) = true;
+
+  // The values of removed nodes that a remaining node reads become inputs.
+  std::map<ir::ValueId, ir::ValueId> replacement;
+  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+    if (gone[n]) continue;
+    for (ir::ValueId& id : graph.mutable_nodes()[n].inputs) {
+      const std::optional<std::size_t> producer = graph.producer(id);
+      if (!producer || !gone[*producer]) continue;
+      auto it = replacement.find(id);
+      if (it == replacement.end()) {
+        const ir::Node& source = graph.nodes()[*producer];
+        std::string base = source.name.empty() ? "v" + std::to_string(id) : source.name;
+        if (source.outputs.size() > 1) {
+          const auto k =
+              std::find(source.outputs.begin(), source.outputs.end(), id) - source.outputs.begin();
+          base += "_" + std::to_string(k);
+        }
+        const std::string name = unique_name(graph, base);
+        const ir::TensorType type = graph.type(id);
+        const auto index = static_cast<std::size_t>(id);
+        if (index >= computed.size() || !computed[index].defined()) {
+          throw Error("reducer: no computed value for value " + std::to_string(id));
+        }
+        values.emplace(name, computed[index]);
+        it = replacement.emplace(id, graph.add_input(name, type)).first;
+      }
+      id = it->second;
+    }
+  }
+  std::vector<ir::ValueId> outputs;
+  for (ir::ValueId id : graph.outputs()) {
+    const std::optional<std::size_t> producer = graph.producer(id);
+    if (!producer || !gone[*producer]) outputs.push_back(id);
+  }
+  graph.mutable_outputs() = outputs;
+  // What only removed nodes read is now observed as an output.
+  const std::vector<int> uses_after = use_counts(graph, &gone);
+  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+    if (gone[n]) continue;
+    for (ir::ValueId id : graph.nodes()[n].outputs) {
+      const auto index = static_cast<std::size_t>(id);
+      if (uses_before[index] > 0 && uses_after[index] == 0) graph.mark_output(id);
+    }
+  }
+  return compact(graph, values);
+}
+
+Case substitute(const Case& current, ir::ValueId from, ir::ValueId to) {
+  ir::Graph graph = current.graph;
+  for (ir::Node& node : graph.mutable_nodes()) {
+    std::replace(node.inputs.begin(), node.inputs.end(), from, to);
+  }
+  std::vector<ir::ValueId>& outputs = graph.mutable_outputs();
+  std::replace(outputs.begin(), outputs.end(), from, to);
+  return compact(graph, current.values);
+}
+
+Case keep_outputs(const Case& current, const std::vector<ir::ValueId>& outputs) {
+  ir::Graph graph = current.graph;
+  graph.mutable_outputs() = outputs;
+  return compact(graph, current.values);
+}
+
+Case parameters_to_inputs(const Case& current, const std::vector<ir::ValueId>& ids) {
+  ir::Graph graph = current.graph;
+  std::vector<ir::ValueId>& parameters = graph.mutable_leaves(ir::LeafKind::Parameter);
+  std::vector<ir::ValueId>& inputs = graph.mutable_leaves(ir::LeafKind::Input);
+  for (ir::ValueId id : ids) {
+    const auto it = std::find(parameters.begin(), parameters.end(), id);
+    if (it == parameters.end()) continue;
+    parameters.erase(it);
+    inputs.push_back(id);
+  }
+  return compact(graph, current.values);
+}
+
+void retype(ir::Graph& graph, const ir::TensorMap& values) {
+  std::vector<Tensor> computed(graph.values().size());
+  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+    for (ir::ValueId id : graph.leaves(kind)) {
+      ir::Value& leaf = graph.mutable_values()[static_cast<std::size_t>(id)];
+      const auto it = values.find(leaf.name);
+      if (it == values.end()) throw Error("reducer: no value for leaf '" + leaf.name + "'");
+      leaf.type = ir::TensorType{it->second.dtype(), it->second.sizes()};
+      computed[static_cast<std::size_t>(id)] = it->second;
+    }
+  }
+  for (const ir::Node& node : graph.nodes()) {
+    std::vector<Tensor> inputs;
+    for (ir::ValueId id : node.inputs) inputs.push_back(computed[static_cast<std::size_t>(id)]);
+    const std::vector<Tensor> outputs = ir::run_node(node, inputs);
+    if (outputs.size() != node.outputs.size()) {
+      throw Error("reducer: " + std::string(ir::op_name(node.op)) + " now has " +
+                  std::to_string(outputs.size()) + " outputs");
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const auto index = static_cast<std::size_t>(node.outputs[k]);
+      graph.mutable_values()[index].type = ir::TensorType{outputs[k].dtype(), outputs[k].sizes()};
+      computed[index] = outputs[k];
+    }
+  }
+}
+
+std::string unique_name(const ir::Graph& graph, const std::string& base) {
+  std::string stem;
+  for (char c : base) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    stem += ok ? c : '_';
+  }
+  if (stem.empty() || (stem[0] >= '0' && stem[0] <= '9')) stem = "v" + stem;
+  std::set<std::string> taken;
+  for (const ir::Value& value : graph.values()) taken.insert(value.name);
+  for (const ir::Node& node : graph.nodes()) taken.insert(node.name);
+  if (taken.count(stem) == 0) return stem;
+  for (int k = 1;; ++k) {
+    const std::string name = stem + "_" + std::to_string(k);
+    if (taken.count(name) == 0) return name;
+  }
+}
+
+}  // namespace weft::reduce

@@ -1,0 +1,151 @@
+// Judging the reducer's candidates: engine checks in this process, the oracle in workers.
+#include "evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <thread>
+
+#include "weft/error.h"
+#include "weft/ir/graph_json.h"
+#include "weft/ir/validate.h"
+
+namespace weft::reduce {
+
+namespace {
+
+bool all_finite(const std::vector<Tensor>& tensors) {
+  for (const Tensor& t : tensors) {
+    if (!t.defined() || !t.is_floating_point()) continue;
+    for (double v : t.to_vector<double>()) {
+      if (!std::isfinite(v)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool same_finding(const oracle::Finding& candidate, const oracle::Finding& target) {
+  return candidate.symptom == target.symptom && candidate.backend == target.backend &&
+         (target.op.empty() || candidate.op == target.op);
+}
+
+Evaluator::Evaluator(const oracle::Finding& target, const ReduceOptions& options)
+    : target_(target), options_(options), start_(std::chrono::steady_clock::now()) {
+  oracle::OracleOptions oracle_options;
+  oracle_options.backends = {oracle::kReferenceBackend, oracle::kEngineBackend};
+  if (std::find(oracle_options.backends.begin(), oracle_options.backends.end(), target.backend) ==
+      oracle_options.backends.end()) {
+    oracle_options.backends.push_back(target.backend);
+  }
+  oracle_options.worker = options.worker;
+  oracle_options.calls = options.calls;
+  const int jobs = std::max(1, options.jobs);
+  for (int j = 0; j < jobs; ++j)
+    oracles_.push_back(std::make_unique<oracle::Oracle>(oracle_options));
+}
+
+double Evaluator::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+bool Evaluator::exhausted() const {
+  return options_.budget_seconds > 0 && elapsed() >= options_.budget_seconds;
+}
+
+bool Evaluator::runs_on_engine(const Case& c) const {
+  if (c.graph.nodes().empty() || c.graph.outputs().empty()) return false;
+  try {
+    ir::validate(c.graph);
+    ir::execute(c.graph, c.values);  // checks every value against its declared type
+    ir::ExecutionOptions f64;
+    f64.floating_dtype = Dtype::Float64;
+    const ir::Execution reference = ir::execute(c.graph, c.values, f64);
+    return !reference_finite_ || all_finite(reference.outputs);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::size_t Evaluator::key(const Case& c) {
+  std::string text = ir::graph_to_json_text(c.graph);
+  for (const auto& [name, value] : c.values) {
+    const Tensor dense = value.contiguous();
+    text += '\0' + name + '\0';
+    text.append(static_cast<const char*>(dense.raw_data()),
+                static_cast<std::size_t>(dense.numel()) * itemsize(dense.dtype()));
+  }
+  return std::hash<std::string>{}(text);
+}
+
+std::optional<Accepted> Evaluator::judge(const Case& c) {
+  ++checks_;
+  oracle::CaseReport report = oracles_.front()->check(c.graph, c.values);
+  backend_runs_ += report.backend_runs;
+  for (const oracle::Finding& finding : report.verdict.findings) {
+    if (same_finding(finding, target_)) return Accepted{0, std::move(report), finding};
+  }
+  return std::nullopt;
+}
+
+std::optional<Accepted> Evaluator::first_showing(const std::vector<Candidate>& candidates,
+                                                 std::size_t start) {
+  std::size_t next = start;
+  while (next < candidates.size() && !exhausted()) {
+    // The next batch: candidates the engine runs and that were not judged before.
+    std::vector<std::size_t> batch;
+    std::vector<std::size_t> keys;
+    while (next < candidates.size() && batch.size() < oracles_.size()) {
+      const Case& c = candidates[next].edited;
+      const std::size_t k = key(c);
+      if (rejected_.count(k) != 0) {
+        ++cache_hits_;
+      } else if (!runs_on_engine(c)) {
+        ++rejected_locally_;
+        rejected_.insert(k);
+      } else {
+        batch.push_back(next);
+        keys.push_back(k);
+      }
+      ++next;
+    }
+    if (batch.empty()) continue;
+    std::vector<std::optional<oracle::CaseReport>> reports(batch.size());
+    std::vector<std::exception_ptr> errors(batch.size());
+    const auto run = [&](std::size_t j) {
+      try {
+        const Case& c = candidates[batch[j]].edited;
+        reports[j] = oracles_[j]->check(c.graph, c.values);
+      } catch (...) {
+        errors[j] = std::current_exception();
+      }
+    };
+    if (batch.size() == 1) {
+      run(0);
+    } else {
+      std::vector<std::thread> threads;
+      for (std::size_t j = 0; j < batch.size(); ++j) threads.emplace_back(run, j);
+      for (std::thread& t : threads) t.join();
+    }
+    for (const std::exception_ptr& error : errors) {
+      if (error) std::rethrow_exception(error);
+    }
+    for (std::size_t j = 0; j < batch.size(); ++j) {
+      ++checks_;
+      backend_runs_ += reports[j]->backend_runs;
+    }
+    for (std::size_t j = 0; j < batch.size(); ++j) {
+      for (const oracle::Finding& finding : reports[j]->verdict.findings) {
+        if (same_finding(finding, target_)) {
+          return Accepted{batch[j], std::move(*reports[j]), finding};
+        }
+      }
+      rejected_.insert(keys[j]);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace weft::reduce

@@ -1,0 +1,225 @@
+// The passes that keep the graph's structure and make it plainer: float64 into float32,
+// default-like attributes, smaller shapes, simpler values. Edits that change shapes re-derive
+// every type with the engine (retype); one a node refuses is never proposed.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "passes.h"
+#include "weft/ir/op_schema.h"
+
+namespace weft::reduce {
+
+namespace {
+
+// The case with `edit` applied to a copy and its types re-derived; nothing when a node refuses.
+template <class Edit>
+std::optional<Case> edited(const Case& c, Edit edit) {
+  Case result = c;
+  try {
+    edit(result);
+    retype(result.graph, result.values);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return result;
+}
+
+bool same_values(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
+         a.to_vector<double>() == b.to_vector<double>();
+}
+
+using Ints = std::vector<std::int64_t>;
+
+// A plainer value for attribute `name` of `node`, or nothing.
+std::optional<ir::AttrValue> plainer(const ir::Node& node, const std::string& name,
+                                     const ir::AttrValue& value) {
+  const auto ints_of = [&](std::int64_t fill) -> std::optional<ir::AttrValue> {
+    const Ints* list = std::get_if<Ints>(&value);
+    if (!list) return std::nullopt;
+    std::size_t size = list->size();
+    if (size == 0 && node.attrs.has("kernel_size"))
+      size = node.attrs.get_ints("kernel_size").size();
+    if (size == 0) return std::nullopt;
+    return ir::AttrValue(Ints(size, fill));
+  };
+  if (name == "stride" || name == "dilation" || name == "kernel_size") return ints_of(1);
+  if (name == "padding" || name == "output_padding") return ints_of(0);
+  if (name == "groups" || name == "correction") return ir::AttrValue(std::int64_t{1});
+  if (name == "ceil_mode" || name == "keepdim" || name == "align_corners" || name == "training") {
+    return ir::AttrValue(false);
+  }
+  if (name == "approximate") return ir::AttrValue(std::string("none"));
+  if (name == "mode") {
+    if (node.op == ir::OpKind::Pad) return ir::AttrValue(std::string("constant"));
+    if (node.op == ir::OpKind::Interpolate) return ir::AttrValue(std::string("nearest"));
+  }
+  return std::nullopt;
+}
+
+// Attributes that are plainer when absent (their defaults).
+bool plainer_absent(const std::string& name) {
+  return name == "negative_slope" || name == "rounding_mode" || name == "alpha";
+}
+
+}  // namespace
+
+bool dtypes_pass(State& state, Evaluator& evaluator) {
+  return accept_greedily(state, evaluator, [](const State& s) {
+    std::vector<Candidate> candidates;
+    bool any = false;
+    for (const ir::Value& value : s.current.graph.values()) {
+      any = any || value.type.dtype == Dtype::Float64;
+    }
+    if (!any) return candidates;
+    auto c = edited(s.current, [](Case& x) {
+      for (auto& [name, value] : x.values) {
+        if (value.dtype() == Dtype::Float64) value = value.to(Dtype::Float32);
+      }
+      for (ir::Node& node : x.graph.mutable_nodes()) {
+        for (const auto& [name, attr] : ir::Attributes(node.attrs)) {
+          const Dtype* dtype = std::get_if<Dtype>(&attr);
+          if (dtype && *dtype == Dtype::Float64) node.attrs.set(name, Dtype::Float32);
+        }
+      }
+    });
+    if (c) candidates.push_back(Candidate{std::move(*c), "dtypes", "float64 made float32"});
+    return candidates;
+  });
+}
+
+bool attributes_pass(State& state, Evaluator& evaluator) {
+  return accept_greedily(state, evaluator, [](const State& s) {
+    std::vector<Candidate> candidates;
+    const ir::Graph& graph = s.current.graph;
+    for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+      const ir::Node& node = graph.nodes()[n];
+      const ir::Attributes attrs = ir::with_defaults(node.op, node.attrs);
+      for (const auto& [name, value] : attrs) {
+        std::optional<ir::AttrValue> simpler;
+        bool erase = false;
+        if (plainer_absent(name) && node.attrs.has(name)) {
+          erase = true;
+        } else {
+          simpler = plainer(node, name, value);
+          if (!simpler || *simpler == value) continue;
+        }
+        const std::string attr_name = name;
+        auto c = edited(s.current, [&](Case& x) {
+          ir::Attributes& target = x.graph.mutable_nodes()[n].attrs;
+          if (erase) {
+            target.erase(attr_name);
+          } else {
+            target.set(attr_name, *simpler);
+          }
+        });
+        if (!c) continue;
+        candidates.push_back(
+            Candidate{std::move(*c), "attributes",
+                      fmt::format("{}: {} {}", ir::node_label(graph, n), attr_name,
+                                  erase ? std::string("left at its default")
+                                        : "= " + ir::attr_value_to_string(*simpler))});
+      }
+    }
+    return candidates;
+  });
+}
+
+bool shapes_pass(State& state, Evaluator& evaluator) {
+  return accept_greedily(state, evaluator, [](const State& s) {
+    std::vector<Candidate> candidates;
+    const ir::Graph& graph = s.current.graph;
+    std::vector<ir::ValueId> leaves = graph.inputs();
+    leaves.insert(leaves.end(), graph.parameters().begin(), graph.parameters().end());
+    // Dims of one size are often tied by the ops' constraints (channels, matmul's inner
+    // size, broadcast partners), so every dim of a size shrinks at once first.
+    std::set<std::int64_t, std::greater<>> sizes;
+    for (ir::ValueId id : leaves) {
+      for (std::int64_t d : graph.type(id).shape) {
+        if (d > 1) sizes.insert(d);
+      }
+    }
+    for (std::int64_t size : sizes) {
+      std::vector<std::int64_t> targets{1};
+      if (size / 2 > 1) targets.push_back(size / 2);
+      for (std::int64_t target : targets) {
+        auto c = edited(s.current, [&](Case& x) {
+          for (ir::ValueId id : leaves) {
+            const ir::Value& leaf = x.graph.value(id);
+            Tensor& value = x.values.at(leaf.name);
+            for (std::size_t d = 0; d < leaf.type.shape.size(); ++d) {
+              if (value.size(static_cast<std::int64_t>(d)) == size) {
+                value = value.narrow(static_cast<std::int64_t>(d), 0, target).clone();
+              }
+            }
+          }
+        });
+        if (c) {
+          candidates.push_back(Candidate{
+              std::move(*c), "shapes", fmt::format("every dim of size {} made {}", size, target)});
+        }
+      }
+    }
+    for (ir::ValueId id : leaves) {
+      const ir::Value& leaf = graph.value(id);
+      for (std::size_t d = 0; d < leaf.type.shape.size(); ++d) {
+        const std::int64_t size = leaf.type.shape[d];
+        if (size <= 1) continue;
+        auto c = edited(s.current, [&](Case& x) {
+          Tensor& value = x.values.at(leaf.name);
+          value = value.narrow(static_cast<std::int64_t>(d), 0, 1).clone();
+        });
+        if (c) {
+          candidates.push_back(
+              Candidate{std::move(*c), "shapes",
+                        fmt::format("'{}' dim {} made 1 (was {})", leaf.name, d, size)});
+        }
+      }
+    }
+    return candidates;
+  });
+}
+
+bool values_pass(State& state, Evaluator& evaluator) {
+  return accept_greedily(state, evaluator, [](const State& s) {
+    std::vector<Candidate> candidates;
+    const ir::Graph& graph = s.current.graph;
+    std::vector<ir::ValueId> leaves = graph.inputs();
+    leaves.insert(leaves.end(), graph.parameters().begin(), graph.parameters().end());
+    for (ir::ValueId id : leaves) {
+      const std::string& name = graph.value(id).name;
+      const Tensor& value = s.current.values.at(name);
+      if (value.numel() == 0) continue;
+      // From the plainest down; only a plainer value than the current one is proposed, so the
+      // pass cannot cycle.
+      std::vector<std::pair<std::string, Tensor>> options{{"zeros", zeros_like(value)},
+                                                          {"ones", ones_like(value)}};
+      if (value.is_floating_point()) {
+        std::vector<double> rounded = value.to_vector<double>();
+        for (double& v : rounded) v = std::round(std::clamp(v, -3.0, 3.0));
+        options.emplace_back("small integers", tensor(rounded, value.sizes()).to(value.dtype()));
+      }
+      std::size_t plainer_than = options.size();
+      for (std::size_t k = 0; k < options.size(); ++k) {
+        if (same_values(options[k].second, value)) {
+          plainer_than = k;
+          break;
+        }
+      }
+      options.resize(plainer_than);
+      for (auto& [what, simpler] : options) {
+        Case c = s.current;
+        c.values[name] = simpler;
+        candidates.push_back(
+            Candidate{std::move(c), "values", fmt::format("'{}' made {}", name, what)});
+      }
+    }
+    return candidates;
+  });
+}
+
+}  // namespace weft::reduce

@@ -1,0 +1,215 @@
+// The reducer against planted faults in random 20-node models: it keeps the finding's
+// signature (symptom, path, localized op kind) and ends at the faulty node and at most one
+// producer; a finding that never shows is reported flaky and nothing is reduced.
+#include "weft/reduce/reducer.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "weft/gen/generator.h"
+#include "weft/ir/validate.h"
+#include "weft/oracle/fault.h"
+#include "weft/oracle/oracle.h"
+
+namespace weft::reduce {
+namespace {
+
+using oracle::FaultKind;
+
+oracle::WorkerOptions worker_options(double time_limit = 20) {
+  oracle::WorkerOptions options;
+  options.command = {WEFT_BINARY, "worker"};
+  options.time_limit_seconds = time_limit;
+  return options;
+}
+
+struct Planted {
+  ir::Graph graph;
+  ir::TensorMap values;
+  oracle::Finding finding;
+};
+
+oracle::Symptom symptom_of(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::Crash:
+    case FaultKind::Abort:
+      return oracle::Symptom::Crash;
+    case FaultKind::Hang:
+      return oracle::Symptom::Timeout;
+    case FaultKind::Throw:
+      return oracle::Symptom::ExceptionMismatch;
+    case FaultKind::Nan:
+      return oracle::Symptom::NanInfMismatch;
+    case FaultKind::WrongGradient:
+      return oracle::Symptom::WrongGradient;
+    case FaultKind::PerturbSmall:
+    case FaultKind::PerturbLarge:
+      return oracle::Symptom::WrongOutput;
+  }
+  return oracle::Symptom::WrongOutput;
+}
+
+// A random 20-node model with a fault planted on the op of one of its nodes (chosen by the
+// seed), and the finding the oracle reports for it; nothing when the fault does not show (the
+// faulty op's value never reaches an output, say).
+std::optional<Planted> plant(gen::Generator& generator, std::uint64_t seed, FaultKind kind) {
+  gen::CaseOptions options;
+  options.generator.seed = seed;
+  options.generator.nodes = 20;
+  const gen::GeneratedCase generated = gen::generate_case(generator, options);
+  if (!generated.values.finite || generated.graph.nodes().empty()) return std::nullopt;
+  const ir::Graph& graph = generated.graph;
+  const ir::Node& node = graph.nodes()[(seed * 7919) % graph.nodes().size()];
+  const std::string backend = oracle::fault_backend_name({kind, node.op});
+  oracle::OracleOptions oracle_options;
+  oracle_options.backends = {backend};
+  oracle_options.worker = worker_options();
+  oracle::Oracle oracle(oracle_options);
+  const oracle::CaseReport report = oracle.check(graph, generated.values.values);
+  for (const oracle::Finding& finding : report.verdict.findings) {
+    if (finding.backend == backend && finding.symptom == symptom_of(kind)) {
+      return Planted{graph, generated.values.values, finding};
+    }
+  }
+  return std::nullopt;
+}
+
+// Judges `result` again, in a fresh oracle: does it still show `target`?
+bool still_shows(const ReduceResult& result, const oracle::Finding& target) {
+  oracle::OracleOptions options;
+  options.backends = {target.backend};
+  options.worker = worker_options();
+  oracle::Oracle oracle(options);
+  const oracle::CaseReport report = oracle.check(result.graph, result.values);
+  for (const oracle::Finding& finding : report.verdict.findings) {
+    if (same_finding(finding, target)) return true;
+  }
+  return false;
+}
+
+ReduceOptions reduce_options(int jobs = 2) {
+  ReduceOptions options;
+  options.jobs = jobs;
+  options.worker = worker_options(10);
+  return options;
+}
+
+TEST(Reducer, PlantedFaultsIn20NodeModelsReduceToTheFaultyNode) {
+  gen::Generator generator;
+  const FaultKind kinds[] = {FaultKind::PerturbLarge, FaultKind::Nan, FaultKind::WrongGradient,
+                             FaultKind::Throw};
+  int planted = 0;
+  int small = 0;
+  std::map<std::size_t, int> sizes;
+  std::map<std::string, int> reduced_by_symptom;
+  for (std::uint64_t seed = 1; planted < 50 && seed < 400; ++seed) {
+    const FaultKind kind = kinds[seed % 4];
+    const std::optional<Planted> p = plant(generator, seed, kind);
+    if (!p) continue;
+    ++planted;
+    const ReduceResult result = reduce_case(p->graph, p->values, p->finding, reduce_options());
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + p->finding.signature);
+    ASSERT_EQ(result.status, ReduceStatus::Reduced);
+    EXPECT_NO_THROW(ir::validate(result.graph));
+    EXPECT_TRUE(same_finding(result.finding, p->finding));
+    // Every result still shows the same signature, judged afresh.
+    EXPECT_TRUE(still_shows(result, p->finding));
+    EXPECT_LE(result.nodes_after, result.nodes_before);
+    EXPECT_LE(result.steps.size() == 0 ? result.nodes_before : result.steps.back().nodes,
+              result.nodes_before);
+    ++sizes[result.nodes_after];
+    if (result.nodes_after > 2) {
+      std::cout << "seed " << seed << " (" << p->finding.signature << ") kept "
+                << result.nodes_after << " nodes\n";
+    }
+    if (result.nodes_after <= 2) {
+      ++small;
+      ++reduced_by_symptom[std::string(oracle::symptom_name(p->finding.symptom))];
+    }
+  }
+  std::string histogram;
+  for (const auto& [nodes, count] : sizes) {
+    histogram += std::to_string(nodes) + " nodes: " + std::to_string(count) + "; ";
+  }
+  std::cout << "planted " << planted << ", reduced to <= 2 nodes: " << small << " (" << histogram
+            << ")\n";
+  ASSERT_EQ(planted, 50);
+  EXPECT_GE(small, 48) << histogram;  // 95 %
+  // Every planted symptom was reduced.
+  for (const char* symptom :
+       {"wrong-output", "nan-inf-mismatch", "wrong-gradient", "exception-mismatch"}) {
+    EXPECT_GT(reduced_by_symptom[symptom], 0) << symptom;
+  }
+}
+
+TEST(Reducer, CrashesReduceToTheCrashingNode) {
+  gen::Generator generator;
+  std::optional<Planted> p;
+  for (std::uint64_t seed = 100; !p && seed < 140; ++seed)
+    p = plant(generator, seed, FaultKind::Crash);
+  ASSERT_TRUE(p.has_value());
+  const ReduceResult result = reduce_case(p->graph, p->values, p->finding, reduce_options());
+  ASSERT_EQ(result.status, ReduceStatus::Reduced);
+  EXPECT_EQ(result.finding.symptom, oracle::Symptom::Crash);
+  EXPECT_LE(result.nodes_after, 2u);
+  EXPECT_TRUE(still_shows(result, p->finding));
+}
+
+TEST(Reducer, ParallelJobsGiveTheSameResult) {
+  gen::Generator generator;
+  std::optional<Planted> p;
+  for (std::uint64_t seed = 200; !p && seed < 240; ++seed) {
+    p = plant(generator, seed, FaultKind::PerturbLarge);
+  }
+  ASSERT_TRUE(p.has_value());
+  const ReduceResult one = reduce_case(p->graph, p->values, p->finding, reduce_options(1));
+  const ReduceResult two = reduce_case(p->graph, p->values, p->finding, reduce_options(2));
+  ASSERT_EQ(one.status, ReduceStatus::Reduced);
+  EXPECT_EQ(one.graph, two.graph);
+  ASSERT_EQ(one.steps.size(), two.steps.size());
+  for (std::size_t k = 0; k < one.steps.size(); ++k) {
+    EXPECT_EQ(one.steps[k].description, two.steps[k].description);
+  }
+}
+
+TEST(Reducer, AFindingThatNeverShowsIsFlakyAndNothingIsReduced) {
+  gen::Generator generator;
+  gen::CaseOptions options;
+  options.generator.seed = 7;
+  options.generator.nodes = 8;
+  options.generator.exclude = {ir::OpKind::Relu};
+  const gen::GeneratedCase generated = gen::generate_case(generator, options);
+  // A fault on relu, in a model without relu: the finding cannot show.
+  oracle::Finding ghost;
+  ghost.symptom = oracle::Symptom::WrongOutput;
+  ghost.backend = oracle::fault_backend_name({FaultKind::PerturbLarge, ir::OpKind::Relu});
+  ghost.op = "relu";
+  const ReduceResult result =
+      reduce_case(generated.graph, generated.values.values, ghost, reduce_options());
+  EXPECT_EQ(result.status, ReduceStatus::Flaky);
+  EXPECT_EQ(result.graph, generated.graph);
+  EXPECT_TRUE(result.steps.empty());
+  EXPECT_EQ(result.oracle_checks, 2);  // the original, judged twice
+}
+
+TEST(Reducer, ASpentBudgetKeepsTheSmallestCaseThatShowedTheFinding) {
+  gen::Generator generator;
+  std::optional<Planted> p;
+  for (std::uint64_t seed = 300; !p && seed < 340; ++seed) {
+    p = plant(generator, seed, FaultKind::PerturbLarge);
+  }
+  ASSERT_TRUE(p.has_value());
+  ReduceOptions options = reduce_options(1);
+  options.budget_seconds = 1e-9;
+  const ReduceResult result = reduce_case(p->graph, p->values, p->finding, options);
+  EXPECT_EQ(result.status, ReduceStatus::Reduced);
+  EXPECT_TRUE(result.budget_exhausted);
+  EXPECT_EQ(result.graph, p->graph);  // nothing was accepted, and the original shows the bug
+  EXPECT_TRUE(still_shows(result, p->finding));
+}
+
+}  // namespace
+}  // namespace weft::reduce
