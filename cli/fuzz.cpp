@@ -341,9 +341,19 @@ class FuzzRun {
       reduce::ReduceOptions options;
       options.worker.time_limit_seconds = args_.time_limit;
       options.budget_seconds = kReduceBudgetSeconds;
+      // A stopping campaign keeps what the reduction has reached so far.
+      options.should_stop = [this] {
+        return g_signals.load() > 0 || (args_.time > 0 && seconds() >= args_.time);
+      };
       const reduce::ReduceResult result =
           reduce::reduce_case(test_case.graph, test_case.values, finding, options);
-      if (result.status == reduce::ReduceStatus::Reduced) {
+      if (result.status == reduce::ReduceStatus::Reduced && result.steps.empty() &&
+          result.budget_exhausted) {
+        line = fmt::format(
+            "not reduced {}: the campaign stopped first (a --resume --reduce "
+            "reduces it)",
+            case_dir.parent_path().filename().string());
+      } else if (result.status == reduce::ReduceStatus::Reduced) {
         write_reduced_case(reduced, result);
         line = fmt::format("reduced {}: {}", case_dir.parent_path().filename().string(),
                            reduction_summary(result));

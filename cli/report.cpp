@@ -612,6 +612,11 @@ std::string case_html(const fs::path& case_dir, const std::optional<std::string>
     html += "<details class=\"inner\"><summary>repro.py</summary><pre>" +
             html_escape(io::read_file(repro)) + "</pre></details>";
   }
+  const fs::path log = case_dir / "reduce.log";  // a reduced case: the reducer's steps
+  if (fs::exists(log)) {
+    html += "<details class=\"inner\"><summary>reduction steps</summary><pre>" +
+            html_escape(io::read_file(log)) + "</pre></details>";
+  }
   return html;
 }
 
@@ -824,13 +829,26 @@ std::string render_markdown(const CampaignData& data) {
     md += "No bugs found (yet).\n";
   } else {
     md +=
-        "| bucket | symptom | backend | op | count | first case | first found |\n"
-        "|---|---|---|---|---:|---|---:|\n";
+        "| bucket | symptom | backend | op | count | first case | first found | reduced |\n"
+        "|---|---|---|---|---:|---|---:|---|\n";
     for (const BucketInfo& bucket : data.buckets) {
-      md +=
-          fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", md_escape(bucket.name),
-                      md_escape(bucket.symptom), md_escape(bucket.backend), md_escape(bucket.op),
-                      bucket.count, md_escape(bucket.first_case), seconds_text(bucket.first_found));
+      // The reduction's size, from its reduce.json, when the first case was reduced.
+      std::string reduced = "-";
+      const fs::path log =
+          data.dir / "bugs" / bucket.name / bucket.first_case / "reduced" / "reduce.json";
+      if (!bucket.first_case.empty() && fs::exists(log)) {
+        try {
+          const json document = json::parse(io::read_file(log));
+          reduced = fmt::format("{} → {} nodes", document.at("nodes").at(0).get<int>(),
+                                document.at("nodes").at(1).get<int>());
+        } catch (const std::exception&) {
+          reduced = "unreadable reduce.json";
+        }
+      }
+      md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(bucket.name),
+                        md_escape(bucket.symptom), md_escape(bucket.backend), md_escape(bucket.op),
+                        bucket.count, md_escape(bucket.first_case),
+                        seconds_text(bucket.first_found), reduced);
     }
   }
   return md;

@@ -216,7 +216,7 @@ def main():
                 bug = True
                 continue
             if not g.is_floating_point():
-                if not torch.equal(g, r) and not torch.equal(g, e):
+                if not torch.equal(g, r) and (PATH == "torch" or not torch.equal(g, e)):
                     print("call %d, %s: integer values differ" % (call, what))
                     bug = True
                 continue
@@ -230,6 +230,8 @@ def main():
                 continue
             error = (g64 - r64).abs()[finite]
             honest = (e64 - r64).abs()[finite]
+            if PATH == "torch":  # eager float32 is the path itself: float32 rounding of the
+                honest = 4 * (r64.float().double() - r64).abs()[finite]  # reference instead
             scale = r64.abs()[finite].max().item() + 1.0
             tolerance = 16 * honest + 1e-5 * scale
             print("call %d, %s: max |path - float64| = %.3g, max |eager float32 - float64| = %.3g"

@@ -41,10 +41,24 @@ Evaluator::Evaluator(const oracle::Finding& target, const ReduceOptions& options
     oracle_options.backends.push_back(target.backend);
   }
   oracle_options.worker = options.worker;
+  if (target.symptom == oracle::Symptom::Timeout && options.hang_time_limit_seconds > 0) {
+    oracle_options.worker.time_limit_seconds =
+        std::min(options.worker.time_limit_seconds, options.hang_time_limit_seconds);
+  }
   oracle_options.calls = options.calls;
   const int jobs = std::max(1, options.jobs);
   for (int j = 0; j < jobs; ++j)
     oracles_.push_back(std::make_unique<oracle::Oracle>(oracle_options));
+  for (int j = 1; j < jobs; ++j) {
+    oracle::Oracle* extra = oracles_[static_cast<std::size_t>(j)].get();
+    warming_.push_back(std::async(std::launch::async, [extra] { extra->warm_up(); }));
+  }
+}
+
+Evaluator::~Evaluator() {
+  for (std::future<void>& warming : warming_) {
+    if (warming.valid()) warming.wait();
+  }
 }
 
 double Evaluator::elapsed() const {
@@ -52,6 +66,7 @@ double Evaluator::elapsed() const {
 }
 
 bool Evaluator::exhausted() const {
+  if (options_.should_stop && options_.should_stop()) return true;
   return options_.budget_seconds > 0 && elapsed() >= options_.budget_seconds;
 }
 
@@ -112,6 +127,9 @@ std::optional<Accepted> Evaluator::first_showing(const std::vector<Candidate>& c
       ++next;
     }
     if (batch.empty()) continue;
+    for (std::size_t j = 1; j < batch.size(); ++j) {
+      if (warming_[j - 1].valid()) warming_[j - 1].get();  // rethrows a failed start
+    }
     std::vector<std::optional<oracle::CaseReport>> reports(batch.size());
     std::vector<std::exception_ptr> errors(batch.size());
     const auto run = [&](std::size_t j) {

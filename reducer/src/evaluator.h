@@ -4,6 +4,7 @@
 // and the faulty path, with localization, in up to `jobs` isolated workers side by side.
 #include <chrono>
 #include <cstddef>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,9 @@ struct Accepted {
 class Evaluator {
  public:
   Evaluator(const oracle::Finding& target, const ReduceOptions& options);
+  ~Evaluator();
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
 
   // Judges `c` with the oracle alone (the original case and the final result).
   std::optional<Accepted> judge(const Case& c);
@@ -51,6 +55,9 @@ class Evaluator {
   oracle::Finding target_;
   ReduceOptions options_;
   std::vector<std::unique_ptr<oracle::Oracle>> oracles_;
+  // The extra oracles' workers start in the background while the first one confirms the
+  // finding; a batch waits for them only when it needs them.
+  std::vector<std::future<void>> warming_;
   std::unordered_set<std::size_t> rejected_;  // hashes of candidates that lost the finding
   bool reference_finite_ = true;
   std::chrono::steady_clock::time_point start_;

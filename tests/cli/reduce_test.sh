@@ -36,6 +36,12 @@ for bucket in buckets:
     assert not any(n.startswith(".") for n in os.listdir(os.path.dirname(reduced))), "temp dir left"
 PY
 
+# The report shows the reduction (Markdown: its size; HTML: its steps).
+$weft report "$work/c" --format md > /dev/null || fail "report md"
+grep -q "| [0-9]* → [12] nodes |" "$work/c/report.md" || { cat "$work/c/report.md"; fail "md reduced"; }
+$weft report "$work/c" > /dev/null || fail "report html"
+grep -q "reduction steps" "$work/c/report.html" || fail "html without the reduction's steps"
+
 case_dir="$(ls -d "$work"/c/bugs/wrong-output-*/case-* | head -1)"
 [ -d "$case_dir" ] || fail "no wrong-output case"
 

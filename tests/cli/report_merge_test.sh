@@ -100,7 +100,7 @@ grep -q "x &lt; y &amp;&amp; y &gt; z" "$html" || fail "repro.py is not escaped"
 # The Markdown summary.
 "$weft" report "$a" --format md > /dev/null 2>&1 || fail "weft report --format md"
 md="$a/report.md"
-grep -q "^| bucket | symptom | backend | op | count | first case | first found |" "$md" ||
+grep -q "^| bucket | symptom | backend | op | count | first case | first found | reduced |" "$md" ||
   { cat "$md"; fail "report.md has no bucket table"; }
 grep -q "^| \`$shared_bucket\` | wrong-output | torchscript-ofi | conv2d | 4 |" "$md" ||
   { cat "$md"; fail "report.md lacks the bucket row"; }

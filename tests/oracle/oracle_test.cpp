@@ -255,6 +255,30 @@ TEST(Oracle, AHealthyCaseHasNoFindingOnTheDefaultBackends) {
   }
 }
 
+// A LibTorch 1.13 bug a campaign found and `weft reduce` cut to two nodes: float32 gelu's
+// backward is wrong when the incoming gradient is not contiguous (here, through permute);
+// float64 is right. Kept as a test of the oracle's gradient judging on a real bug.
+TEST(Oracle, FindsLibTorchsFloat32GeluBackwardBugThroughPermute) {
+  SmallCase c;
+  const auto f32 = [](ir::Shape shape) { return TensorType{Dtype::Float32, std::move(shape)}; };
+  const ir::ValueId x = c.graph.add_input("x", f32({3, 2}));
+  const ir::ValueId g = c.graph.add_node(OpKind::Gelu, {x}, {}, {f32({3, 2})})[0];
+  const ir::ValueId p = c.graph.add_node(
+      OpKind::Permute, {g}, ir::Attributes().set("dims", {1, 0}), {f32({2, 3})})[0];
+  c.graph.mark_output(p);
+  c.values["x"] = uniform({3, 2}, 11);
+  OracleOptions options;
+  options.backends = {"torch"};
+  options.worker = worker_options();
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  ASSERT_EQ(report.verdict.findings.size(), 1u) << verdict_to_json(report.verdict).dump(1);
+  const Finding& finding = report.verdict.findings[0];
+  EXPECT_EQ(finding.symptom, Symptom::WrongGradient);
+  EXPECT_EQ(finding.backend, "torch");
+  EXPECT_EQ(finding.op, "permute");  // the prefix that ends at gelu has a contiguous gradient
+}
+
 TEST(Oracle, ThePythonBackendAgreesWithTheReference) {
   const std::string reason = make_backend("python")->unavailable_reason();
   if (!reason.empty()) GTEST_SKIP() << "python backend unavailable: " << reason;

@@ -57,6 +57,9 @@ class Oracle {
 
   CaseReport check(const ir::Graph& graph, const ir::TensorMap& values);
 
+  // Starts the worker process ahead of the first check (Worker::warm_up).
+  void warm_up() { worker_.warm_up(); }
+
   const OracleOptions& options() const { return options_; }
   int worker_starts() const { return worker_.starts(); }
 

@@ -45,6 +45,12 @@ class Worker {
                                      const ir::Graph& graph, const ir::TensorMap& values,
                                      const RunSpec& spec);
 
+  // Starts the worker process now when none runs (it would start on the first run anyway):
+  // lets a caller overlap the start-up with other work. Throws like run() when it cannot.
+  void warm_up() {
+    if (pid_ < 0) start();
+  }
+
   int starts() const { return starts_; }  // processes started so far
   // The per-run limit from now on (localization shortens it while it bisects a hang).
   void set_time_limit(double seconds) { options_.time_limit_seconds = seconds; }

@@ -28,8 +28,14 @@ struct ReduceOptions {
   // Wall-clock budget of the whole reduction in seconds (0: none). When it runs out the
   // reducer stops with the smallest case that still showed the finding.
   double budget_seconds = 0;
+  // Asked between candidates: true stops the reduction as the budget does (a campaign that is
+  // told to stop). Empty: never.
+  std::function<bool()> should_stop;
   // How many times the original case is judged before it is called flaky.
   int confirm_runs = 2;
+  // A hang is judged under this per-run limit (if lower than the worker's): every candidate
+  // that still hangs costs the whole limit.
+  double hang_time_limit_seconds = 5;
   // Progress lines ("nodes: removed 9 nodes (20 -> 11 nodes)"), called from the reducing
   // thread; empty: silent.
   std::function<void(const std::string&)> progress;
@@ -67,7 +73,7 @@ struct ReduceResult {
   int rejected_locally = 0;  // candidates the engine refused before any worker saw them
   int cache_hits = 0;        // candidates judged before
   double seconds = 0;
-  bool budget_exhausted = false;
+  bool budget_exhausted = false;  // the budget ran out or should_stop said stop
 };
 
 // Whether `candidate` is the same bug as `target`: same symptom, same path, and (when the
