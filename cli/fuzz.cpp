@@ -150,9 +150,8 @@ class FuzzRun {
     if (args_.reduce) {
       // Buckets of an earlier run (a resumed campaign) whose first case was not reduced yet.
       for (const auto& [name, bucket] : campaign_.buckets()) {
-        if (bucket.cases.empty()) continue;
+        if (bucket.cases.empty() || reduced_dir(bucket)) continue;
         const fs::path case_dir = campaign_.dir() / "bugs" / name / bucket.cases.front();
-        if (fs::exists(case_dir / "reduced")) continue;
         oracle::Finding finding;
         finding.symptom = oracle::symptom_from_name(bucket.symptom);
         finding.backend = bucket.backend;
@@ -329,6 +328,16 @@ class FuzzRun {
     totals_.io += std::chrono::duration<double>(Clock::now() - t2).count();
   }
 
+  // The reduced/ directory of one of the bucket's stored cases (the case that opened the
+  // bucket is not always its lowest index, which is listed first), if one was reduced.
+  std::optional<fs::path> reduced_dir(const corpus::Bucket& bucket) const {
+    for (const std::string& name : bucket.cases) {
+      const fs::path dir = campaign_.dir() / "bugs" / bucket.name / name / "reduced";
+      if (fs::exists(dir)) return dir;
+    }
+    return std::nullopt;
+  }
+
   // Minimizes a new bucket's first case into <case>/reduced (weft/reduce/reducer.h), with
   // one worker and the campaign's time limit. A case that does not reproduce is left as it is.
   void reduce_bucket_case(const oracle::Finding& finding, const fs::path& case_dir) {
@@ -446,14 +455,11 @@ class FuzzRun {
                              "first case");
     for (const corpus::Bucket* b : buckets) {
       std::string reduced;
-      if (!b->cases.empty()) {
-        const fs::path log =
-            campaign_.dir() / "bugs" / b->name / b->cases.front() / "reduced" / "reduce.json";
+      if (const std::optional<fs::path> dir = reduced_dir(*b)) {
         try {
-          if (fs::exists(log)) {
-            const nlohmann::json document = nlohmann::json::parse(std::ifstream(log));
-            reduced = fmt::format(" (reduced to {} nodes)", document.at("nodes").at(1).get<int>());
-          }
+          const nlohmann::json document =
+              nlohmann::json::parse(std::ifstream(*dir / "reduce.json"));
+          reduced = fmt::format(" (reduced to {} nodes)", document.at("nodes").at(1).get<int>());
         } catch (const std::exception&) {
           reduced = " (reduced/reduce.json unreadable)";
         }

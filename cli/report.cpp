@@ -834,9 +834,13 @@ std::string render_markdown(const CampaignData& data) {
     for (const BucketInfo& bucket : data.buckets) {
       // The reduction's size, from its reduce.json, when the first case was reduced.
       std::string reduced = "-";
-      const fs::path log =
-          data.dir / "bugs" / bucket.name / bucket.first_case / "reduced" / "reduce.json";
-      if (!bucket.first_case.empty() && fs::exists(log)) {
+      fs::path log;
+      for (const std::string& name : bucket.cases) {  // the reduced one among the stored cases
+        const fs::path candidate =
+            data.dir / "bugs" / bucket.name / name / "reduced" / "reduce.json";
+        if (log.empty() && fs::exists(candidate)) log = candidate;
+      }
+      if (!log.empty()) {
         try {
           const json document = json::parse(io::read_file(log));
           reduced = fmt::format("{} → {} nodes", document.at("nodes").at(0).get<int>(),

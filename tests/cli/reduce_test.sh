@@ -25,7 +25,11 @@ buckets = sorted(os.listdir(os.path.join(root, "bugs")))
 assert len(buckets) == 2, buckets
 for bucket in buckets:
     b = json.load(open(os.path.join(root, "bugs", bucket, "bucket.json")))
-    reduced = os.path.join(root, "bugs", bucket, b["cases"][0], "reduced")
+    # The case that opened the bucket was reduced; it is not always the lowest index stored.
+    reduced = [os.path.join(root, "bugs", bucket, c, "reduced") for c in b["cases"]
+               if os.path.isdir(os.path.join(root, "bugs", bucket, c, "reduced"))]
+    assert len(reduced) == 1, (bucket, reduced)
+    reduced = reduced[0]
     for name in ("graph.json", "values.safetensors", "verdict.json", "repro.py", "reduce.log",
                  "reduce.json"):
         assert os.path.exists(os.path.join(reduced, name)), (reduced, name)
@@ -76,10 +80,12 @@ $weft reduce "$work/ghost" -o "$work/ghost-out" > "$work/ghost.out" 2>&1
 grep -q "^flaky" "$work/ghost.out" || { cat "$work/ghost.out"; fail "flaky message"; }
 [ ! -e "$work/ghost-out" ] || fail "a flaky reduction wrote its output"
 
-# A resumed campaign reduces the buckets whose reduction is missing.
-rm -rf "$case_dir/reduced"
+# A resumed campaign reduces the buckets whose reduction is missing (their lowest case).
+bucket_dir="$(dirname "$case_dir")"
+rm -rf "$bucket_dir"/case-*/reduced
 $weft fuzz --out "$work/c" --resume --reduce > "$work/resume.out" 2>&1 ||
   { cat "$work/resume.out"; fail "resume --reduce"; }
-[ -f "$case_dir/reduced/graph.json" ] || { cat "$work/resume.out"; fail "not reduced on resume"; }
+first="$(ls -d "$bucket_dir"/case-* | head -1)"
+[ -f "$first/reduced/graph.json" ] || { cat "$work/resume.out"; fail "not reduced on resume"; }
 
 echo "reduce behaves"
