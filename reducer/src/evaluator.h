@@ -50,6 +50,7 @@ class Evaluator {
 
  private:
   bool runs_on_engine(const Case& c) const;
+  bool shows(const oracle::CaseReport& report) const;
   static std::size_t key(const Case& c);
 
   oracle::Finding target_;

@@ -145,6 +145,61 @@ TEST(Reducer, PlantedFaultsIn20NodeModelsReduceToTheFaultyNode) {
   }
 }
 
+// Appends gelu -> permute (dims reversed) to the last float32 value of rank >= 2: LibTorch
+// 1.13's float32 gelu backward is wrong when its incoming gradient is permuted.
+bool append_gelu_permute(ir::Graph& graph) {
+  std::optional<ir::ValueId> target;
+  for (const ir::Node& node : graph.nodes()) {
+    for (ir::ValueId id : node.outputs) {
+      const ir::TensorType& type = graph.type(id);
+      if (type.dtype == Dtype::Float32 && type.shape.size() >= 2 && graph.num_elements(id) > 0)
+        target = id;
+    }
+  }
+  if (!target) return false;
+  const ir::TensorType type = graph.type(*target);
+  const ir::ValueId g = graph.add_node(ir::OpKind::Gelu, {*target}, {}, {type})[0];
+  std::vector<std::int64_t> dims(type.shape.size());
+  for (std::size_t d = 0; d < dims.size(); ++d)
+    dims[d] = static_cast<std::int64_t>(dims.size() - 1 - d);
+  const ir::Shape reversed(type.shape.rbegin(), type.shape.rend());
+  const ir::ValueId p = graph.add_node(ir::OpKind::Permute, {g}, ir::Attributes().set("dims", dims),
+                                       {ir::TensorType{Dtype::Float32, reversed}})[0];
+  graph.mark_output(p);
+  return true;
+}
+
+TEST(Reducer, ARealLibTorchBugReducesToGeluAndPermute) {
+  gen::Generator generator;
+  for (std::uint64_t seed = 1; seed < 40; ++seed) {
+    gen::CaseOptions options;
+    options.generator.seed = seed;
+    options.generator.nodes = 12;
+    gen::GeneratedCase generated = gen::generate_case(generator, options);
+    if (!generated.values.finite || !append_gelu_permute(generated.graph)) continue;
+    oracle::OracleOptions oracle_options;
+    oracle_options.backends = {"torch"};
+    oracle_options.worker = worker_options();
+    oracle::Oracle oracle(oracle_options);
+    const oracle::CaseReport report = oracle.check(generated.graph, generated.values.values);
+    const oracle::Finding* bug = nullptr;
+    for (const oracle::Finding& finding : report.verdict.findings) {
+      if (finding.symptom == oracle::Symptom::WrongGradient && finding.op == "permute")
+        bug = &finding;
+    }
+    if (!bug) continue;  // the gelu's gradient did not reach a leaf (an integer path, say)
+    const ReduceResult result =
+        reduce_case(generated.graph, generated.values.values, *bug, reduce_options());
+    ASSERT_EQ(result.status, ReduceStatus::Reduced);
+    ASSERT_EQ(result.graph.nodes().size(), 2u) << result.nodes_before << " nodes before";
+    EXPECT_EQ(result.graph.nodes()[0].op, ir::OpKind::Gelu);
+    EXPECT_EQ(result.graph.nodes()[1].op, ir::OpKind::Permute);
+    EXPECT_TRUE(still_shows(result, *bug));
+    return;
+  }
+  FAIL() << "no model showed the bug";
+}
+
 TEST(Reducer, CrashesReduceToTheCrashingNode) {
   gen::Generator generator;
   std::optional<Planted> p;
