@@ -10,6 +10,7 @@
 #include <string>
 
 #include "commands.h"
+#include "json_fields.h"
 #include "weft/corpus/test_case.h"
 #include "weft/error.h"
 #include "weft/io/atomic_file.h"
@@ -34,14 +35,7 @@ struct ExportArgs {
 std::string backend_from_verdict(const fs::path& case_dir) {
   const fs::path path = case_dir / "verdict.json";
   if (!fs::exists(path)) return {};
-  std::ifstream in(path);
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw FormatError(path.string(), "", std::string("not JSON: ") + e.what());
-  }
-  const oracle::Verdict verdict = oracle::verdict_from_json(document, path.string());
+  const oracle::Verdict verdict = oracle::verdict_from_json(read_json_object(path), path.string());
   return verdict.findings.empty() ? std::string() : verdict.findings[0].backend;
 }
 

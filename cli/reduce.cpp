@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "json_fields.h"
 #include "reduced_case.h"
 #include "weft/corpus/test_case.h"
 #include "weft/error.h"
@@ -41,14 +42,7 @@ std::vector<oracle::Finding> findings_of(const ReduceArgs& args,
                                          const corpus::TestCase& test_case) {
   const fs::path path = fs::path(args.case_dir) / "verdict.json";
   if (fs::exists(path) && args.backends.empty()) {
-    std::ifstream in(path);
-    nlohmann::json document;
-    try {
-      document = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw FormatError(path.string(), "", std::string("not JSON: ") + e.what());
-    }
-    return oracle::verdict_from_json(document, path.string()).findings;
+    return oracle::verdict_from_json(read_json_object(path), path.string()).findings;
   }
   oracle::OracleOptions options;
   if (!args.backends.empty()) options.backends = oracle::parse_backend_list(args.backends);

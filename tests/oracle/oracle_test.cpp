@@ -263,8 +263,8 @@ TEST(Oracle, FindsLibTorchsFloat32GeluBackwardBugThroughPermute) {
   const auto f32 = [](ir::Shape shape) { return TensorType{Dtype::Float32, std::move(shape)}; };
   const ir::ValueId x = c.graph.add_input("x", f32({3, 2}));
   const ir::ValueId g = c.graph.add_node(OpKind::Gelu, {x}, {}, {f32({3, 2})})[0];
-  const ir::ValueId p = c.graph.add_node(
-      OpKind::Permute, {g}, ir::Attributes().set("dims", {1, 0}), {f32({2, 3})})[0];
+  const ir::ValueId p = c.graph.add_node(OpKind::Permute, {g}, ir::Attributes().set("dims", {1, 0}),
+                                         {f32({2, 3})})[0];
   c.graph.mark_output(p);
   c.values["x"] = uniform({3, 2}, 11);
   OracleOptions options;
@@ -359,39 +359,26 @@ TEST(PrefixGraph, CutsAfterTheNodeAndExposesWhatIsLeftOpen) {
   EXPECT_THROW(prefix_graph(c.graph, 4), Error);
 }
 
-TEST(PrefixGraph, KeepsOutputsOfTheGraphThatLaterNodesRead) {
-  // relu's value is an output and also feeds a cast to bool: a prefix that ends at the cast
-  // must still observe relu's value, or a wrong relu hides behind the cast.
-  ir::Graph g;
-  const TensorType type{Dtype::Float32, {2}};
-  const ir::ValueId x = g.add_input("x", type);
-  const ir::ValueId r = g.add_node(OpKind::Relu, {x}, {}, {type})[0];
-  const ir::ValueId b = g.add_node(OpKind::Cast, {r}, ir::Attributes().set("dtype", Dtype::Bool),
-                                   {TensorType{Dtype::Bool, {2}}})[0];
-  const ir::ValueId n = g.add_node(OpKind::Neg, {x}, {}, {type})[0];
-  g.mark_output(r);
-  g.mark_output(b);
-  g.mark_output(n);
-  const ir::Graph cut = prefix_graph(g, 1);
-  ASSERT_EQ(cut.outputs().size(), 2u);
-  EXPECT_EQ(cut.producer(cut.outputs()[0]), std::optional<std::size_t>(0));
-  EXPECT_EQ(cut.producer(cut.outputs()[1]), std::optional<std::size_t>(1));
-}
-
-TEST(PrefixGraph, KeepsValuesThatNodesAfterTheCutRead) {
-  // x -> relu -> cast(bool) (output); relu's value also feeds neg (output) after the cut.
-  ir::Graph g;
-  const TensorType type{Dtype::Float32, {2}};
-  const ir::ValueId x = g.add_input("x", type);
-  const ir::ValueId r = g.add_node(OpKind::Relu, {x}, {}, {type})[0];
-  const ir::ValueId b = g.add_node(OpKind::Cast, {r}, ir::Attributes().set("dtype", Dtype::Bool),
-                                   {TensorType{Dtype::Bool, {2}}})[0];
-  const ir::ValueId n = g.add_node(OpKind::Neg, {r}, {}, {type})[0];
-  g.mark_output(b);
-  g.mark_output(n);
-  const ir::Graph cut = prefix_graph(g, 1);
-  ASSERT_EQ(cut.outputs().size(), 2u);  // relu's value, which neg read, and the cast's
-  EXPECT_EQ(cut.producer(cut.outputs()[0]), std::optional<std::size_t>(0));
+// x -> relu -> cast to bool, and neg: a prefix that ends at the cast must still observe relu's
+// value when the graph outputs it or when neg (after the cut) reads it, or a wrong relu would
+// hide behind the cast.
+TEST(PrefixGraph, KeepsTheValuesTheRestOfTheGraphObserved) {
+  for (const bool neg_reads_relu : {false, true}) {
+    ir::Graph g;
+    const TensorType type{Dtype::Float32, {2}};
+    const ir::ValueId x = g.add_input("x", type);
+    const ir::ValueId r = g.add_node(OpKind::Relu, {x}, {}, {type})[0];
+    const ir::ValueId b = g.add_node(OpKind::Cast, {r}, ir::Attributes().set("dtype", Dtype::Bool),
+                                     {TensorType{Dtype::Bool, {2}}})[0];
+    const ir::ValueId n = g.add_node(OpKind::Neg, {neg_reads_relu ? r : x}, {}, {type})[0];
+    if (!neg_reads_relu) g.mark_output(r);
+    g.mark_output(b);
+    g.mark_output(n);
+    const ir::Graph cut = prefix_graph(g, 1);
+    ASSERT_EQ(cut.outputs().size(), 2u) << neg_reads_relu;
+    EXPECT_EQ(cut.producer(cut.outputs()[0]), std::optional<std::size_t>(0));
+    EXPECT_EQ(cut.producer(cut.outputs()[1]), std::optional<std::size_t>(1));
+  }
 }
 
 TEST(FaultSpec, NamesRoundTripAndBadNamesSayWhatIsExpected) {
