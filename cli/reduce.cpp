@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -32,7 +33,7 @@ struct ReduceArgs {
   int jobs = 0;
   double time_limit = 20;
   double budget = 600;
-  std::size_t finding = 0;
+  std::optional<std::size_t> finding;
   std::string backends;
   bool quiet = false;
 };
@@ -62,11 +63,27 @@ int run_reduce(const ReduceArgs& args) {
     std::cout << "the case shows no bug: nothing to reduce\n";
     return 1;
   }
-  if (args.finding >= findings.size()) {
-    throw Error(fmt::format("--finding {}: the case has {} finding{}", args.finding,
-                            findings.size(), findings.size() == 1 ? "" : "s"));
+  std::size_t index = 0;
+  if (args.finding) {
+    index = *args.finding;
+    if (index >= findings.size()) {
+      throw Error(fmt::format("--finding {}: the case has {} finding{}", index, findings.size(),
+                              findings.size() == 1 ? "" : "s"));
+    }
+  } else {
+    // A case stored in a campaign's bucket: the bucket's finding, which need not be the first.
+    fs::path case_path = fs::absolute(args.case_dir).lexically_normal();
+    if (!case_path.has_filename()) case_path = case_path.parent_path();  // "case/"
+    const fs::path bucket = case_path.parent_path() / "bucket.json";
+    if (fs::exists(bucket) && args.backends.empty()) {
+      const std::string signature =
+          string_member(read_json_object(bucket), bucket.string(), "signature");
+      for (std::size_t k = 0; k < findings.size(); ++k) {
+        if (findings[k].signature == signature) index = k;
+      }
+    }
   }
-  const oracle::Finding& target = findings[args.finding];
+  const oracle::Finding& target = findings[index];
   std::cerr << fmt::format("reducing {} ({} nodes): {} in {} at {}\n", args.case_dir,
                            test_case.graph.nodes().size(), oracle::symptom_name(target.symptom),
                            target.backend, target.op.empty() ? "?" : target.op);
@@ -114,7 +131,9 @@ void add_reduce_command(CLI::App& app) {
   cmd->add_option(
       "--budget", args->budget,
       "Seconds for the whole reduction; then the smallest case so far is kept (0: none)");
-  cmd->add_option("--finding", args->finding, "Which finding of the verdict to keep (default 0)");
+  cmd->add_option("--finding", args->finding,
+                  "Which finding of the verdict to keep (default: the bucket's when the case is in "
+                  "a campaign bucket, else 0)");
   cmd->add_option("--backends", args->backends,
                   "Judge the case on these backends first instead of reading its verdict.json");
   cmd->add_flag("--quiet", args->quiet, "No step-by-step progress");

@@ -180,6 +180,35 @@ bool shapes_pass(State& state, Evaluator& evaluator) {
         }
       }
     }
+    // Fewer dims: size-1 dims of a leaf dropped, all at once, then one at a time.
+    for (ir::ValueId id : leaves) {
+      const ir::Value& leaf = graph.value(id);
+      const ir::Shape& shape = leaf.type.shape;
+      std::vector<std::size_t> ones;
+      for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] == 1) ones.push_back(d);
+      }
+      std::vector<std::vector<std::size_t>> drops;
+      if (!ones.empty()) drops.push_back(ones);
+      if (ones.size() > 1) {
+        for (std::size_t d : ones) drops.push_back({d});
+      }
+      for (const std::vector<std::size_t>& drop : drops) {
+        ir::Shape smaller;
+        for (std::size_t d = 0; d < shape.size(); ++d) {
+          if (std::find(drop.begin(), drop.end(), d) == drop.end()) smaller.push_back(shape[d]);
+        }
+        auto c = edited(s.current, [&](Case& x) {
+          Tensor& value = x.values.at(leaf.name);
+          value = value.contiguous().reshape(smaller).clone();
+        });
+        if (c) {
+          candidates.push_back(Candidate{
+              std::move(*c), "shapes",
+              fmt::format("'{}' has rank {} (was {})", leaf.name, smaller.size(), shape.size())});
+        }
+      }
+    }
     return candidates;
   });
 }
