@@ -604,6 +604,29 @@ std::string graph_html(const fs::path& case_dir, const std::optional<std::string
   return html + "<pre>" + html_escape(graph_listing(graph)) + "</pre>";
 }
 
+// The reduced/ directory among the bucket's stored cases (the reducer reduces the case that
+// opened the bucket, not always the lowest index), if any.
+std::optional<fs::path> reduced_dir(const fs::path& dir, const BucketInfo& bucket) {
+  for (const std::string& name : bucket.cases) {
+    const fs::path reduced = dir / "bugs" / bucket.name / name / "reduced";
+    if (fs::is_directory(reduced)) return reduced;
+  }
+  return std::nullopt;
+}
+
+// "20 → 1 nodes" from the reduction's reduce.json; "-" without one.
+std::string reduction_text(const fs::path& dir, const BucketInfo& bucket) {
+  const std::optional<fs::path> reduced = reduced_dir(dir, bucket);
+  if (!reduced) return "-";
+  try {
+    const json document = json::parse(io::read_file(*reduced / "reduce.json"));
+    return fmt::format("{} → {} nodes", document.at("nodes").at(0).get<int>(),
+                       document.at("nodes").at(1).get<int>());
+  } catch (const std::exception&) {
+    return "unreadable reduce.json";
+  }
+}
+
 std::string case_html(const fs::path& case_dir, const std::optional<std::string>& dot_program) {
   std::string html = "<div class=\"verdict\">" + verdict_html(case_dir) + "</div>";
   html += "<h4>Graph</h4>" + graph_html(case_dir, dot_program);
@@ -745,16 +768,17 @@ std::string render_html(const CampaignData& data) {
   } else {
     html +=
         "<table class=\"grid\"><tr><th>bucket</th><th>symptom</th><th>backend</th><th>op</th>"
-        "<th>count</th><th>first case</th><th>first found</th></tr>\n";
+        "<th>count</th><th>first case</th><th>first found</th><th>reduced</th></tr>\n";
     for (const BucketInfo& bucket : data.buckets) {
       const fs::path bucket_dir = data.dir / "bugs" / bucket.name;
       html += fmt::format(
           "<tr id=\"{0}\"><td><a href=\"#{0}\"><code>{0}</code></a></td><td><span class=\"tag\" "
           "style=\"background:{1}\">{2}</span></td><td>{3}</td><td>{4}</td><td class=\"num\">{5}"
-          "</td><td><code>{6}</code></td><td class=\"num\">{7}</td></tr>\n",
+          "</td><td><code>{6}</code></td><td class=\"num\">{7}</td><td>{8}</td></tr>\n",
           html_escape(bucket.name), symptom_color(bucket.symptom), html_escape(bucket.symptom),
           html_escape(bucket.backend), html_escape(bucket.op), bucket.count,
-          html_escape(bucket.first_case), html_escape(seconds_text(bucket.first_found)));
+          html_escape(bucket.first_case), html_escape(seconds_text(bucket.first_found)),
+          html_escape(reduction_text(data.dir, bucket)));
       std::string detail;
       if (!bucket.message.empty()) detail += "<p>" + html_escape(bucket.message) + "</p>";
       detail += "<p class=\"muted\">signature <code>" + html_escape(bucket.signature) +
@@ -762,15 +786,16 @@ std::string render_html(const CampaignData& data) {
       const fs::path case_dir = bucket_dir / bucket.first_case;
       if (!bucket.first_case.empty() && fs::is_directory(case_dir)) {
         detail += case_html(case_dir, dot_program);
-        if (fs::is_directory(case_dir / "reduced")) {
-          detail += "<details class=\"inner\"><summary>reduced case</summary>" +
-                    case_html(case_dir / "reduced", dot_program) + "</details>";
+        if (const std::optional<fs::path> reduced = reduced_dir(data.dir, bucket)) {
+          detail += "<details class=\"inner\"><summary>reduced case (from " +
+                    html_escape(reduced->parent_path().filename().string()) + ")</summary>" +
+                    case_html(*reduced, dot_program) + "</details>";
         }
       } else {
         detail += "<p class=\"muted\">case directory <code>" + html_escape(bucket.first_case) +
                   "</code> is missing</p>";
       }
-      html += "<tr class=\"detail\"><td colspan=\"7\"><details><summary>first case " +
+      html += "<tr class=\"detail\"><td colspan=\"8\"><details><summary>first case " +
               html_escape(bucket.first_case) + ": verdict, graph, repro.py</summary>" + detail +
               "</details></td></tr>\n";
     }
@@ -832,23 +857,7 @@ std::string render_markdown(const CampaignData& data) {
         "| bucket | symptom | backend | op | count | first case | first found | reduced |\n"
         "|---|---|---|---|---:|---|---:|---|\n";
     for (const BucketInfo& bucket : data.buckets) {
-      // The reduction's size, from its reduce.json, when the first case was reduced.
-      std::string reduced = "-";
-      fs::path log;
-      for (const std::string& name : bucket.cases) {  // the reduced one among the stored cases
-        const fs::path candidate =
-            data.dir / "bugs" / bucket.name / name / "reduced" / "reduce.json";
-        if (log.empty() && fs::exists(candidate)) log = candidate;
-      }
-      if (!log.empty()) {
-        try {
-          const json document = json::parse(io::read_file(log));
-          reduced = fmt::format("{} → {} nodes", document.at("nodes").at(0).get<int>(),
-                                document.at("nodes").at(1).get<int>());
-        } catch (const std::exception&) {
-          reduced = "unreadable reduce.json";
-        }
-      }
+      const std::string reduced = reduction_text(data.dir, bucket);
       md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(bucket.name),
                         md_escape(bucket.symptom), md_escape(bucket.backend), md_escape(bucket.op),
                         bucket.count, md_escape(bucket.first_case),
