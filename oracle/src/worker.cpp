@@ -21,6 +21,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -304,7 +305,15 @@ void Worker::start() {
   const int child_end = pair[1];
   const int err = stderr_file_;
 
-  const pid_t pid = ::fork();
+  pid_t pid = -1;
+  {
+    // One fork at a time in this process: libz3's pthread_atfork handler deadlocked when two
+    // jobs started their workers at the same moment (both threads blocked in its prepare
+    // handler, seen under load in `weft fuzz --jobs 2`).
+    static std::mutex fork_mutex;
+    std::lock_guard<std::mutex> lock(fork_mutex);
+    pid = ::fork();
+  }
   if (pid < 0) {
     ::close(pair[0]);
     ::close(pair[1]);
