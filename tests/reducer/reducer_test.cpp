@@ -213,6 +213,37 @@ TEST(Reducer, CrashesReduceToTheCrashingNode) {
   EXPECT_TRUE(still_shows(result, p->finding));
 }
 
+TEST(Reducer, HangsReduceToTheHangingNode) {
+  gen::Generator generator;
+  std::optional<Planted> p;
+  for (std::uint64_t seed = 150; !p && seed < 190; ++seed) {
+    gen::CaseOptions options;
+    options.generator.seed = seed;
+    options.generator.nodes = 10;
+    const gen::GeneratedCase generated = gen::generate_case(generator, options);
+    if (!generated.values.finite) continue;
+    const ir::Node& node = generated.graph.nodes()[seed % generated.graph.nodes().size()];
+    const std::string backend = oracle::fault_backend_name({FaultKind::Hang, node.op});
+    oracle::OracleOptions oracle_options;
+    oracle_options.backends = {backend};
+    oracle_options.worker = worker_options(1);
+    oracle::Oracle oracle(oracle_options);
+    const oracle::CaseReport report = oracle.check(generated.graph, generated.values.values);
+    for (const oracle::Finding& finding : report.verdict.findings) {
+      if (finding.symptom == oracle::Symptom::Timeout) {
+        p = Planted{generated.graph, generated.values.values, finding};
+      }
+    }
+  }
+  ASSERT_TRUE(p.has_value());
+  ReduceOptions options = reduce_options();
+  options.hang_time_limit_seconds = 1;  // every candidate that still hangs costs this
+  const ReduceResult result = reduce_case(p->graph, p->values, p->finding, options);
+  ASSERT_EQ(result.status, ReduceStatus::Reduced);
+  EXPECT_EQ(result.finding.symptom, oracle::Symptom::Timeout);
+  EXPECT_LE(result.nodes_after, 2u);
+}
+
 TEST(Reducer, ParallelJobsGiveTheSameResult) {
   gen::Generator generator;
   std::optional<Planted> p;
