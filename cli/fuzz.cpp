@@ -13,7 +13,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -150,7 +149,9 @@ class FuzzRun {
     if (args_.reduce) {
       // Buckets of an earlier run (a resumed campaign) whose first case was not reduced yet.
       for (const auto& [name, bucket] : campaign_.buckets()) {
-        if (bucket.cases.empty() || reduced_dir(bucket)) continue;
+        if (bucket.cases.empty() ||
+            find_reduced_case(campaign_.dir() / "bugs" / name, bucket.cases))
+          continue;
         const fs::path case_dir = campaign_.dir() / "bugs" / name / bucket.cases.front();
         oracle::Finding finding;
         finding.symptom = oracle::symptom_from_name(bucket.symptom);
@@ -328,16 +329,6 @@ class FuzzRun {
     totals_.io += std::chrono::duration<double>(Clock::now() - t2).count();
   }
 
-  // The reduced/ directory of one of the bucket's stored cases (the case that opened the
-  // bucket is not always its lowest index, which is listed first), if one was reduced.
-  std::optional<fs::path> reduced_dir(const corpus::Bucket& bucket) const {
-    for (const std::string& name : bucket.cases) {
-      const fs::path dir = campaign_.dir() / "bugs" / bucket.name / name / "reduced";
-      if (fs::exists(dir)) return dir;
-    }
-    return std::nullopt;
-  }
-
   // Minimizes a new bucket's first case into <case>/reduced (weft/reduce/reducer.h), with
   // one worker and the campaign's time limit. A case that does not reproduce is left as it is.
   void reduce_bucket_case(const oracle::Finding& finding, const fs::path& case_dir) {
@@ -451,22 +442,13 @@ class FuzzRun {
     std::sort(buckets.begin(), buckets.end(), [](const corpus::Bucket* a, const corpus::Bucket* b) {
       return a->first_found < b->first_found;
     });
-    std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  {}\n", "symptom", "path", "op", "count",
-                             "first case");
+    std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  {:<14} {}\n", "symptom", "path", "op",
+                             "count", "reduced", "first case");
     for (const corpus::Bucket* b : buckets) {
-      std::string reduced;
-      if (const std::optional<fs::path> dir = reduced_dir(*b)) {
-        try {
-          const nlohmann::json document =
-              nlohmann::json::parse(std::ifstream(*dir / "reduce.json"));
-          reduced = fmt::format(" (reduced to {} nodes)", document.at("nodes").at(1).get<int>());
-        } catch (const std::exception&) {
-          reduced = " (reduced/reduce.json unreadable)";
-        }
-      }
-      std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  bugs/{}/{}{}\n", b->symptom, b->backend,
-                               b->op.empty() ? "?" : b->op, b->count, b->name,
-                               b->cases.empty() ? std::string("-") : b->cases.front(), reduced);
+      const std::string reduced = reduction_text(campaign_.dir() / "bugs" / b->name, b->cases);
+      std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  {:<14} bugs/{}/{}\n", b->symptom,
+                               b->backend, b->op.empty() ? "?" : b->op, b->count, reduced, b->name,
+                               b->cases.empty() ? std::string("-") : b->cases.front());
     }
   }
 

@@ -62,4 +62,31 @@ std::uint64_t count_member(const json& object, const std::string& source, const 
   return value.get<std::uint64_t>();
 }
 
+BucketFile read_bucket_file(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  BucketFile bucket;
+  bucket.document = read_json_object(path);
+  const nlohmann::json& document = bucket.document;
+  bucket.signature = string_member(document, source, "signature");
+  bucket.symptom = string_member(document, source, "symptom");
+  bucket.backend = string_member(document, source, "backend");
+  bucket.op = string_member(document, source, "op");
+  if (document.contains("message")) bucket.message = string_member(document, source, "message");
+  bucket.count = count_member(document, source, "count");
+  bucket.first_case = string_member(document, source, "first_case");
+  bucket.first_found = number_member(document, source, "first_found");
+  const nlohmann::json& cases = member(document, source, "cases");
+  if (!cases.is_array()) {
+    throw FormatError(source, "/cases", "expected an array, got " + describe(cases));
+  }
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].is_string()) {
+      throw FormatError(source, "/cases/" + std::to_string(i),
+                        "expected a string, got " + describe(cases[i]));
+    }
+    bucket.cases.push_back(cases[i].get<std::string>());
+  }
+  return bucket;
+}
+
 }  // namespace weft::cli

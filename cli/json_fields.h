@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,5 +23,21 @@ std::string string_member(const nlohmann::json& object, const std::string& sourc
 double number_member(const nlohmann::json& object, const std::string& source, const char* key);
 std::uint64_t count_member(const nlohmann::json& object, const std::string& source,
                            const char* key);
+
+// A campaign's bucket.json with its fields checked (FormatError naming the file and the field):
+// what `weft report` shows and `weft merge` combines.
+struct BucketFile {
+  nlohmann::json document;
+  std::string signature;
+  std::string symptom;
+  std::string backend;
+  std::string op;
+  std::string message;  // empty when absent
+  std::uint64_t count = 0;
+  std::string first_case;
+  std::vector<std::string> cases;
+  double first_found = 0;
+};
+BucketFile read_bucket_file(const std::filesystem::path& path);
 
 }  // namespace weft::cli

@@ -39,14 +39,9 @@ struct MergeArgs {
   std::string out;
 };
 
-struct InputBucket {
+struct InputBucket : BucketFile {
   std::size_t input = 0;  // index into the inputs
   fs::path dir;
-  json document;  // bucket.json
-  std::uint64_t count = 0;
-  std::vector<std::string> cases;
-  std::string first_case;
-  double first_found = 0;
 };
 
 struct Input {
@@ -59,29 +54,10 @@ struct Input {
 };
 
 InputBucket read_bucket(const fs::path& dir, std::size_t input) {
-  const fs::path path = dir / "bucket.json";
-  const std::string source = path.string();
   InputBucket bucket;
+  static_cast<BucketFile&>(bucket) = read_bucket_file(dir / "bucket.json");
   bucket.input = input;
   bucket.dir = dir;
-  bucket.document = read_json_object(path);
-  for (const char* key : {"signature", "symptom", "backend", "op"}) {
-    string_member(bucket.document, source, key);
-  }
-  bucket.count = count_member(bucket.document, source, "count");
-  bucket.first_case = string_member(bucket.document, source, "first_case");
-  bucket.first_found = number_member(bucket.document, source, "first_found");
-  const json& cases = member(bucket.document, source, "cases");
-  if (!cases.is_array()) {
-    throw FormatError(source, "/cases", "expected an array, got " + describe(cases));
-  }
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (!cases[i].is_string()) {
-      throw FormatError(source, "/cases/" + std::to_string(i),
-                        "expected a string, got " + describe(cases[i]));
-    }
-    bucket.cases.push_back(cases[i].get<std::string>());
-  }
   return bucket;
 }
 

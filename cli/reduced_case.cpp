@@ -19,6 +19,27 @@ std::string reduction_summary(const reduce::ReduceResult& result) {
                      result.elements_after, result.seconds, result.oracle_checks);
 }
 
+std::optional<fs::path> find_reduced_case(const fs::path& bucket_dir,
+                                          const std::vector<std::string>& cases) {
+  for (const std::string& name : cases) {
+    const fs::path reduced = bucket_dir / name / "reduced";
+    if (fs::is_directory(reduced)) return reduced;
+  }
+  return std::nullopt;
+}
+
+std::string reduction_text(const fs::path& bucket_dir, const std::vector<std::string>& cases) {
+  const std::optional<fs::path> reduced = find_reduced_case(bucket_dir, cases);
+  if (!reduced) return "-";
+  try {
+    const nlohmann::json document = nlohmann::json::parse(io::read_file(*reduced / "reduce.json"));
+    return fmt::format("{} → {} nodes", document.at("nodes").at(0).get<int>(),
+                       document.at("nodes").at(1).get<int>());
+  } catch (const std::exception&) {
+    return "unreadable reduce.json";
+  }
+}
+
 namespace {
 
 std::string log_text(const reduce::ReduceResult& result) {

@@ -28,6 +28,7 @@
 
 #include "commands.h"
 #include "json_fields.h"
+#include "reduced_case.h"
 #include "weft/corpus/test_case.h"
 #include "weft/error.h"
 #include "weft/io/atomic_file.h"
@@ -67,44 +68,14 @@ void check_schema(const json& document, const std::string& source) {
     throw FormatError(source, "/weft-campaign", "expected 1, got " + describe(version));
 }
 
-struct BucketInfo {
-  std::string name;
-  std::string symptom;
-  std::string backend;
-  std::string op;
-  std::string message;
-  std::string signature;
-  std::uint64_t count = 0;
-  std::string first_case;
-  std::vector<std::string> cases;
-  double first_found = 0;
+struct BucketInfo : BucketFile {
+  std::string name;  // the directory's name
 };
 
 BucketInfo read_bucket(const fs::path& dir) {
-  const fs::path path = dir / "bucket.json";
-  const std::string source = path.string();
-  const json document = read_json_object(path);
   BucketInfo bucket;
+  static_cast<BucketFile&>(bucket) = read_bucket_file(dir / "bucket.json");
   bucket.name = dir.filename().string();
-  bucket.signature = string_member(document, source, "signature");
-  bucket.symptom = string_member(document, source, "symptom");
-  bucket.backend = string_member(document, source, "backend");
-  bucket.op = string_member(document, source, "op");
-  if (document.contains("message")) bucket.message = string_member(document, source, "message");
-  bucket.count = count_member(document, source, "count");
-  bucket.first_case = string_member(document, source, "first_case");
-  bucket.first_found = number_member(document, source, "first_found");
-  const json& cases = member(document, source, "cases");
-  if (!cases.is_array()) {
-    throw FormatError(source, "/cases", "expected an array, got " + describe(cases));
-  }
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (!cases[i].is_string()) {
-      throw FormatError(source, "/cases/" + std::to_string(i),
-                        "expected a string, got " + describe(cases[i]));
-    }
-    bucket.cases.push_back(cases[i].get<std::string>());
-  }
   return bucket;
 }
 
@@ -604,29 +575,6 @@ std::string graph_html(const fs::path& case_dir, const std::optional<std::string
   return html + "<pre>" + html_escape(graph_listing(graph)) + "</pre>";
 }
 
-// The reduced/ directory among the bucket's stored cases (the reducer reduces the case that
-// opened the bucket, not always the lowest index), if any.
-std::optional<fs::path> reduced_dir(const fs::path& dir, const BucketInfo& bucket) {
-  for (const std::string& name : bucket.cases) {
-    const fs::path reduced = dir / "bugs" / bucket.name / name / "reduced";
-    if (fs::is_directory(reduced)) return reduced;
-  }
-  return std::nullopt;
-}
-
-// "20 → 1 nodes" from the reduction's reduce.json; "-" without one.
-std::string reduction_text(const fs::path& dir, const BucketInfo& bucket) {
-  const std::optional<fs::path> reduced = reduced_dir(dir, bucket);
-  if (!reduced) return "-";
-  try {
-    const json document = json::parse(io::read_file(*reduced / "reduce.json"));
-    return fmt::format("{} → {} nodes", document.at("nodes").at(0).get<int>(),
-                       document.at("nodes").at(1).get<int>());
-  } catch (const std::exception&) {
-    return "unreadable reduce.json";
-  }
-}
-
 std::string case_html(const fs::path& case_dir, const std::optional<std::string>& dot_program) {
   std::string html = "<div class=\"verdict\">" + verdict_html(case_dir) + "</div>";
   html += "<h4>Graph</h4>" + graph_html(case_dir, dot_program);
@@ -778,7 +726,7 @@ std::string render_html(const CampaignData& data) {
           html_escape(bucket.name), symptom_color(bucket.symptom), html_escape(bucket.symptom),
           html_escape(bucket.backend), html_escape(bucket.op), bucket.count,
           html_escape(bucket.first_case), html_escape(seconds_text(bucket.first_found)),
-          html_escape(reduction_text(data.dir, bucket)));
+          html_escape(reduction_text(data.dir / "bugs" / bucket.name, bucket.cases)));
       std::string detail;
       if (!bucket.message.empty()) detail += "<p>" + html_escape(bucket.message) + "</p>";
       detail += "<p class=\"muted\">signature <code>" + html_escape(bucket.signature) +
@@ -786,7 +734,8 @@ std::string render_html(const CampaignData& data) {
       const fs::path case_dir = bucket_dir / bucket.first_case;
       if (!bucket.first_case.empty() && fs::is_directory(case_dir)) {
         detail += case_html(case_dir, dot_program);
-        if (const std::optional<fs::path> reduced = reduced_dir(data.dir, bucket)) {
+        if (const std::optional<fs::path> reduced =
+                find_reduced_case(data.dir / "bugs" / bucket.name, bucket.cases)) {
           detail += "<details class=\"inner\"><summary>reduced case (from " +
                     html_escape(reduced->parent_path().filename().string()) + ")</summary>" +
                     case_html(*reduced, dot_program) + "</details>";
@@ -857,7 +806,7 @@ std::string render_markdown(const CampaignData& data) {
         "| bucket | symptom | backend | op | count | first case | first found | reduced |\n"
         "|---|---|---|---|---:|---|---:|---|\n";
     for (const BucketInfo& bucket : data.buckets) {
-      const std::string reduced = reduction_text(data.dir, bucket);
+      const std::string reduced = reduction_text(data.dir / "bugs" / bucket.name, bucket.cases);
       md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(bucket.name),
                         md_escape(bucket.symptom), md_escape(bucket.backend), md_escape(bucket.op),
                         bucket.count, md_escape(bucket.first_case),

@@ -95,19 +95,19 @@ std::size_t Evaluator::key(const Case& c) {
   return std::hash<std::string>{}(text);
 }
 
-bool Evaluator::shows(const oracle::CaseReport& report) const {
+std::optional<oracle::Finding> Evaluator::matching(const oracle::CaseReport& report) const {
   for (const oracle::Finding& finding : report.verdict.findings) {
-    if (same_finding(finding, target_)) return true;
+    if (same_finding(finding, target_)) return finding;
   }
-  return false;
+  return std::nullopt;
 }
 
 std::optional<Accepted> Evaluator::judge(const Case& c) {
   ++checks_;
   oracle::CaseReport report = oracles_.front()->check(c.graph, c.values);
   backend_runs_ += report.backend_runs;
-  for (const oracle::Finding& finding : report.verdict.findings) {
-    if (same_finding(finding, target_)) return Accepted{0, std::move(report), finding};
+  if (std::optional<oracle::Finding> finding = matching(report)) {
+    return Accepted{0, std::move(report), std::move(*finding)};
   }
   return std::nullopt;
 }
@@ -163,17 +163,15 @@ std::optional<Accepted> Evaluator::first_showing(const std::vector<Candidate>& c
     }
     for (std::size_t j = 0; j < batch.size(); ++j) {
       // Nondeterminism shows on some runs only: a candidate gets a second chance.
-      if (target_.symptom == oracle::Symptom::Nondeterminism && !shows(*reports[j])) {
+      std::optional<oracle::Finding> finding = matching(*reports[j]);
+      if (!finding && target_.symptom == oracle::Symptom::Nondeterminism) {
         const Case& c = candidates[batch[j]].edited;
         reports[j] = oracles_.front()->check(c.graph, c.values);
         ++checks_;
         backend_runs_ += reports[j]->backend_runs;
+        finding = matching(*reports[j]);
       }
-      for (const oracle::Finding& finding : reports[j]->verdict.findings) {
-        if (same_finding(finding, target_)) {
-          return Accepted{batch[j], std::move(*reports[j]), finding};
-        }
-      }
+      if (finding) return Accepted{batch[j], std::move(*reports[j]), std::move(*finding)};
       rejected_.insert(keys[j]);
     }
   }

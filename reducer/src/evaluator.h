@@ -50,7 +50,8 @@ class Evaluator {
 
  private:
   bool runs_on_engine(const Case& c) const;
-  bool shows(const oracle::CaseReport& report) const;
+  // The report's finding that is the target's, if any.
+  std::optional<oracle::Finding> matching(const oracle::CaseReport& report) const;
   static std::size_t key(const Case& c);
 
   oracle::Finding target_;
