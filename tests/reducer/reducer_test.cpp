@@ -118,8 +118,13 @@ TEST(Reducer, PlantedFaultsIn20NodeModelsReduceToTheFaultyNode) {
     // Every result still shows the same signature, judged afresh.
     EXPECT_TRUE(still_shows(result, p->finding));
     EXPECT_LE(result.nodes_after, result.nodes_before);
-    EXPECT_LE(result.steps.size() == 0 ? result.nodes_before : result.steps.back().nodes,
-              result.nodes_before);
+    // No step adds nodes, and the log ends at the result.
+    std::size_t nodes = result.nodes_before;
+    for (const ReduceStep& step : result.steps) {
+      EXPECT_LE(step.nodes, nodes) << step.pass << ": " << step.description;
+      nodes = step.nodes;
+    }
+    EXPECT_EQ(nodes, result.nodes_after);
     ++sizes[result.nodes_after];
     if (result.nodes_after > 2) {
       std::cout << "seed " << seed << " (" << p->finding.signature << ") kept "
