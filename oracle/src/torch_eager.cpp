@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
+#include <c10/util/Flags.h>
 #include <c10/util/Logging.h>
 
 #include <algorithm>
@@ -184,6 +185,18 @@ void init_torch_once() {
   std::call_once(once, [] {
     at::set_num_threads(1);
     c10::SetStackTraceFetcher([] { return std::string("(backtrace omitted by weft)"); });
+    // Every CPU allocation starts as NaN junk instead of whatever the allocator last held: a
+    // kernel that leaves its output unwritten (float32 gelu backward with a permuted gradient
+    // does) then shows as NaN on every run, instead of as stale values that can even be the
+    // right ones, which made such bugs come and go with the allocation history.
+    char program[] = "weft";
+    char junk_fill[] = "--caffe2_cpu_allocator_do_junk_fill=true";
+    char* argv[] = {program, junk_fill, nullptr};
+    char** argv_pointer = argv;
+    int argc = 2;
+    if (!c10::ParseCommandLineFlags(&argc, &argv_pointer)) {
+      throw Error("LibTorch refused its allocator's junk-fill flag");
+    }
   });
 }
 
