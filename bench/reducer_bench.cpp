@@ -59,7 +59,8 @@ std::optional<Planted> plant(weft::gen::Generator& generator, std::uint64_t seed
 
 // Scenario (b): a real LibTorch 1.13 bug on a slower path. gelu -> permute (reversed dims)
 // appended to the model's last float32 value of rank >= 2: TorchScript's float32 gelu backward
-// is wrong for the permuted gradient.
+// (oneDNN) never writes its result for the permuted gradient, which the workers' junk-filled
+// allocations make NaN.
 std::optional<Planted> embed_gelu_bug(weft::gen::Generator& generator, std::uint64_t seed,
                                       const std::string& backend) {
   namespace ir = weft::ir;

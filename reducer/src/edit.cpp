@@ -201,4 +201,30 @@ std::string unique_name(const ir::Graph& graph, const std::string& base) {
   }
 }
 
+std::size_t distinct_values(const Tensor& value) {
+  const std::vector<double> all = value.to_vector<double>();
+  return std::set<double>(all.begin(), all.end()).size();
+}
+
+Tensor with_fewer_distinct_values(const Tensor& value) {
+  std::vector<double> all = value.to_vector<double>();
+  const std::set<double> distinct(all.begin(), all.end());
+  std::vector<double> kept;
+  std::size_t rank = 0;
+  for (double v : distinct) {
+    if (rank++ % 2 == 0 || v == *distinct.rbegin()) kept.push_back(v);
+  }
+  for (double& v : all) {
+    const auto above = std::lower_bound(kept.begin(), kept.end(), v);
+    if (above == kept.end()) {
+      v = kept.back();
+    } else if (above != kept.begin() && v - *(above - 1) <= *above - v) {
+      v = *(above - 1);
+    } else {
+      v = *above;
+    }
+  }
+  return tensor(all, value.sizes()).to(value.dtype());
+}
+
 }  // namespace weft::reduce

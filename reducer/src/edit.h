@@ -53,4 +53,12 @@ void retype(ir::Graph& graph, const ir::TensorMap& values);
 // A leaf name derived from `base` that no value or node of `graph` uses yet.
 std::string unique_name(const ir::Graph& graph, const std::string& base);
 
+// How many different values `value` holds.
+std::size_t distinct_values(const Tensor& value);
+// `value` (finite) with about half as many different values: of its sorted different values
+// those at even ranks and the largest are kept, and every element becomes the nearest kept
+// value (the smaller on a tie). The extremes stay, so a bug at the largest or the smallest
+// value keeps showing.
+Tensor with_fewer_distinct_values(const Tensor& value);
+
 }  // namespace weft::reduce

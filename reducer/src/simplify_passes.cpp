@@ -223,8 +223,8 @@ bool values_pass(State& state, Evaluator& evaluator) {
       const std::string& name = graph.value(id).name;
       const Tensor& value = s.current.values.at(name);
       if (value.numel() == 0) continue;
-      // From the plainest down; only a plainer value than the current one is proposed, so the
-      // pass cannot cycle.
+      // From the plainest down; only a plainer value than the current one is proposed, and no
+      // option has more different values than the current one, so the pass cannot cycle.
       std::vector<std::pair<std::string, Tensor>> options{{"zeros", zeros_like(value)},
                                                           {"ones", ones_like(value)}};
       if (value.is_floating_point()) {
@@ -240,6 +240,20 @@ bool values_pass(State& state, Evaluator& evaluator) {
         }
       }
       options.resize(plainer_than);
+      // Fewer different values: one (the first element's), then about half as many.
+      const std::vector<double> all = value.to_vector<double>();
+      const bool finite =
+          std::all_of(all.begin(), all.end(), [](double v) { return std::isfinite(v); });
+      const std::size_t distinct = distinct_values(value);
+      if (finite && distinct > 1) {
+        options.emplace_back(fmt::format("one value ({})", all[0]), full_like(value, all[0]));
+      }
+      if (finite && distinct > 2) {
+        Tensor fewer = with_fewer_distinct_values(value);
+        options.emplace_back(
+            fmt::format("{} different values (was {})", distinct_values(fewer), distinct),
+            std::move(fewer));
+      }
       for (auto& [what, simpler] : options) {
         Case c = s.current;
         c.values[name] = simpler;

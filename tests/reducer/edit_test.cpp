@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "weft/error.h"
 #include "weft/ir/validate.h"
 #include "weft/ops.h"
@@ -117,6 +120,41 @@ TEST(ReducerEdits, NewInputNamesAreValidAndUnused) {
   EXPECT_EQ(unique_name(c.graph, "fresh"), "fresh");
   EXPECT_EQ(unique_name(c.graph, "a.b-c"), "a_b_c");
   EXPECT_EQ(unique_name(c.graph, "3d"), "v3d");
+}
+
+TEST(ReducerEdits, FewerDistinctValuesKeepTheExtremesAndMapToTheNearestKeptValue) {
+  // Sorted different values -1, 0.5, 2, 3, 5: those at even ranks (-1, 2, 5) stay; 3 becomes 2
+  // (nearer), 0.5 becomes -1 (a tie goes to the smaller).
+  const Tensor floats = tensor(std::vector<float>{5, -1, 3, 3, 0.5f, 2}, {2, 3});
+  const Tensor fewer = with_fewer_distinct_values(floats);
+  EXPECT_EQ(fewer.dtype(), Dtype::Float32);
+  EXPECT_EQ(fewer.sizes(), floats.sizes());
+  EXPECT_EQ(fewer.to_vector<double>(), (std::vector<double>{5, -1, 2, 2, -1, 2}));
+  EXPECT_EQ(distinct_values(floats), 5u);
+  EXPECT_EQ(distinct_values(fewer), 3u);
+  // The largest stays even at an odd rank: 1, 2, 3, 4 keeps 1, 3 and 4.
+  const Tensor ints = tensor(std::vector<std::int64_t>{4, 1, 3, 2});
+  const Tensor fewer_ints = with_fewer_distinct_values(ints);
+  EXPECT_EQ(fewer_ints.dtype(), Dtype::Int64);
+  EXPECT_EQ(fewer_ints.to_vector<double>(), (std::vector<double>{4, 1, 3, 1}));
+}
+
+TEST(ReducerEdits, RepeatedlyFewerDistinctValuesEndsAtTwoWithinLogSteps) {
+  std::vector<double> values;
+  for (int i = 0; i < 100; ++i) values.push_back(std::sin(i * 1.7) * 10);
+  Tensor value = tensor(values, {10, 10});
+  const double lowest = *std::min_element(values.begin(), values.end());
+  const double highest = *std::max_element(values.begin(), values.end());
+  int steps = 0;
+  for (; distinct_values(value) > 2; ++steps) {
+    const std::size_t before = distinct_values(value);
+    value = with_fewer_distinct_values(value);
+    ASSERT_LT(distinct_values(value), before);
+  }
+  EXPECT_LE(steps, 8);
+  const std::vector<double> last = value.to_vector<double>();
+  EXPECT_EQ(*std::min_element(last.begin(), last.end()), lowest);
+  EXPECT_EQ(*std::max_element(last.begin(), last.end()), highest);
 }
 
 }  // namespace
