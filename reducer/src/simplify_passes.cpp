@@ -9,6 +9,7 @@
 #include <set>
 
 #include "passes.h"
+#include "weft/gen/shrink.h"
 #include "weft/ir/op_schema.h"
 
 namespace weft::reduce {
@@ -135,6 +136,35 @@ bool shapes_pass(State& state, Evaluator& evaluator) {
     const ir::Graph& graph = s.current.graph;
     std::vector<ir::ValueId> leaves = graph.inputs();
     leaves.insert(leaves.end(), graph.parameters().begin(), graph.parameters().end());
+    // First the whole graph's shapes solved again with the generator's specs: dims tied by
+    // arithmetic (a reshape's target, a convolution's kernel within its input) shrink
+    // together, and the attributes that follow from shapes are derived again.
+    gen::ShrinkOptions shrink;
+    shrink.recovery_attempts = 5000;
+    shrink.z3_timeout_ms = 500;
+    for (const gen::ShrunkGraph& proposal : gen::shrink_shapes(graph, shrink).proposals) {
+      std::string what;
+      auto c = edited(s.current, [&](Case& x) {
+        for (const auto& [id, shape] : proposal.leaf_shapes) {
+          const ir::Value& leaf = x.graph.value(id);
+          Tensor& value = x.values.at(leaf.name);
+          for (std::size_t d = 0; d < shape.size(); ++d) {
+            const auto dim = static_cast<std::int64_t>(d);
+            if (shape[d] < value.size(dim)) value = value.narrow(dim, 0, shape[d]).clone();
+          }
+          what += fmt::format("{}'{}' {} -> {}", what.empty() ? "" : ", ", leaf.name,
+                              shape_str(leaf.type.shape), shape_str(shape));
+        }
+        for (std::size_t n = 0; n < x.graph.nodes().size(); ++n) {
+          x.graph.mutable_nodes()[n].attrs = proposal.node_attributes.at(n);
+        }
+      });
+      if (c) {
+        candidates.push_back(
+            Candidate{std::move(*c), "shapes",
+                      fmt::format("solved with the specs ({}): {}", proposal.goal, what)});
+      }
+    }
     // Dims of one size are often tied by the ops' constraints (channels, matmul's inner
     // size, broadcast partners), so every dim of a size shrinks at once first.
     std::set<std::int64_t, std::greater<>> sizes;

@@ -11,6 +11,7 @@
 
 #include "weft/gen/generator.h"
 #include "weft/ir/validate.h"
+#include "weft/ops.h"
 #include "weft/oracle/fault.h"
 #include "weft/oracle/oracle.h"
 
@@ -248,6 +249,38 @@ TEST(Reducer, HangsReduceToTheHangingNode) {
   ASSERT_EQ(result.status, ReduceStatus::Reduced);
   EXPECT_EQ(result.finding.symptom, oracle::Symptom::Timeout);
   EXPECT_LE(result.nodes_after, 2u);
+}
+
+TEST(Reducer, ShapesTiedByAReshapesTargetShrinkWithTheSpecs) {
+  // A planted fault on reshape(x[4, 6] -> [3, 8]): narrowing x alone breaks the target, so
+  // only solving the graph's shapes again (x [1, 1], target [1, 1]) can shrink it.
+  ir::Graph graph;
+  const ir::ValueId x = graph.add_input("x", ir::TensorType{Dtype::Float32, {4, 6}});
+  graph.mark_output(graph.add_node(ir::OpKind::Reshape, {x}, ir::Attributes().set("shape", {3, 8}),
+                                   {ir::TensorType{Dtype::Float32, {3, 8}}})[0]);
+  std::vector<double> values(24);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.25 * static_cast<double>(i) - 2;
+  ir::TensorMap leaves{{"x", tensor(values, {4, 6}).to(Dtype::Float32)}};
+  const std::string backend =
+      oracle::fault_backend_name({FaultKind::PerturbLarge, ir::OpKind::Reshape});
+  oracle::OracleOptions oracle_options;
+  oracle_options.backends = {backend};
+  oracle_options.worker = worker_options();
+  oracle::Oracle oracle(oracle_options);
+  const oracle::CaseReport report = oracle.check(graph, leaves);
+  ASSERT_EQ(report.verdict.findings.size(), 1u);
+  const ReduceResult result =
+      reduce_case(graph, leaves, report.verdict.findings[0], reduce_options());
+  ASSERT_EQ(result.status, ReduceStatus::Reduced);
+  ASSERT_EQ(result.graph.nodes().size(), 1u);
+  EXPECT_EQ(result.elements_after, 1u);
+  EXPECT_EQ(result.graph.nodes()[0].attrs.get_ints("shape"), (std::vector<std::int64_t>{1, 1}));
+  bool solved = false;
+  for (const ReduceStep& step : result.steps) {
+    solved = solved || step.description.rfind("solved with the specs", 0) == 0;
+  }
+  EXPECT_TRUE(solved) << "no step solved the shapes with the specs";
+  EXPECT_TRUE(still_shows(result, report.verdict.findings[0]));
 }
 
 TEST(Reducer, ParallelJobsGiveTheSameResult) {

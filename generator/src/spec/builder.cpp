@@ -120,7 +120,12 @@ Sampler::Int Sampler::unknown(const std::string& name, std::int64_t lo, std::int
                               bool is_dim) {
   if (pinned_ != nullptr) {
     const auto found = pinned_->find(name);
-    if (found != pinned_->end()) return found->second;
+    if (found != pinned_->end()) {
+      if (strict_pins_ && (found->second < lo || found->second > hi)) {
+        throw Rejected{"a pinned value outside its range"};
+      }
+      return found->second;
+    }
   }
   if (is_dim) return draws_.dim(name, std::min(hi, bounds_.max_dim), lo == 0);
   return draws_.integer(name, lo, hi);
@@ -204,7 +209,7 @@ Encoder::Int Encoder::unknown(const std::string& name, std::int64_t lo, std::int
                               std::int64_t preferred) {
   const auto found = unknowns_.find(name);
   if (found != unknowns_.end()) return found->second;
-  z3::expr v = ctx_.int_const(name.c_str());
+  z3::expr v = ctx_.int_const((prefix_ + name).c_str());
   constraints_.push_back(v >= lit(lo) && v <= lit(hi));
   preferences_.push_back(v == lit(std::clamp(preferred, lo, hi)));
   unknowns_.emplace(name, v);
@@ -231,6 +236,7 @@ Encoder::Int Encoder::var(const std::string& name, std::int64_t lo, std::int64_t
 
 std::vector<Encoder::Int> Encoder::data(int input) {
   const InputBinding& binding = inputs_.at(static_cast<std::size_t>(input));
+  if (!graph_inputs_.empty()) return graph_inputs_.at(static_cast<std::size_t>(input));
   std::vector<Int> dims;
   if (binding.shape) {
     for (std::int64_t d : *binding.shape) dims.push_back(lit(d));
@@ -245,8 +251,18 @@ std::vector<Encoder::Int> Encoder::data(int input) {
   return dims;
 }
 
-void Encoder::shape_input(int /*input*/, const std::vector<Int>& dims) {
+void Encoder::shape_input(int input, const std::vector<Int>& dims) {
   bound_shape(dims, bounds_.allow_zero_dims);
+  if (!graph_inputs_.empty()) equate(dims, graph_inputs_.at(static_cast<std::size_t>(input)));
+}
+
+void Encoder::equate(const std::vector<Int>& dims, const std::vector<Int>& graph_dims) {
+  if (dims.size() != graph_dims.size()) {
+    constraints_.push_back(ctx_.bool_val(false));
+    infeasible_ = true;
+    return;
+  }
+  for (std::size_t i = 0; i < dims.size(); ++i) constraints_.push_back(dims[i] == graph_dims[i]);
 }
 
 void Encoder::bound_shape(const std::vector<Int>& dims, bool allow_zero) {
@@ -265,6 +281,14 @@ void Encoder::bound_shape(const std::vector<Int>& dims, bool allow_zero) {
 
 void Encoder::output(const std::vector<Int>& dims) {
   bound_shape(dims, bounds_.allow_zero_dims);
+  if (!graph_outputs_.empty()) {
+    if (outputs_seen_ < graph_outputs_.size()) {
+      equate(dims, graph_outputs_[outputs_seen_]);
+    } else {
+      constraints_.push_back(ctx_.bool_val(false));
+      infeasible_ = true;
+    }
+  }
   if (outputs_seen_ < target_.size()) {
     const auto& want = target_[outputs_seen_];
     if (want.size() != dims.size()) {

@@ -61,6 +61,14 @@ class Draws {
   // A size for a fresh dim: mostly small, sometimes up to `max`.
   std::int64_t dim(const std::string& name, std::int64_t max, bool allow_zero);
   std::mt19937_64& rng() { return rng_; }
+  // Answers for later questions by that name (a node's current attributes, when its other
+  // choices are searched for).
+  void preset_integer(const std::string& name, std::int64_t v) { integers_[name] = v; }
+  void preset_real(const std::string& name, double v) { reals_[name] = v; }
+  // While recording, a decision the sampler reads off its values (decide() in shape.cpp) is
+  // kept as the chance of that name, so that the encoder decides the same way.
+  void set_recording(bool on) { recording_ = on; }
+  bool recording() const { return recording_; }
   // How many choices were drawn: none means the attempt depended on its bindings alone.
   std::size_t count() const { return integers_.size() + reals_.size(); }
 
@@ -68,6 +76,7 @@ class Draws {
   std::mt19937_64& rng_;
   std::map<std::string, std::int64_t> integers_;
   std::map<std::string, double> reals_;
+  bool recording_ = false;
 };
 
 // What both builders share: the spec, the bindings, the draws, the concrete attributes.
@@ -116,6 +125,10 @@ class RuleContext {
   void set_attr(const std::string& name, ir::AttrValue value) {
     attrs_.set(name, std::move(value));
   }
+  // A decision read off the values (the sampler's decide()), kept when the draws record.
+  void record_decision(const std::string& name, bool decided) {
+    if (draws_.recording()) draws_.preset_real("?" + name, decided ? 0.0 : 1.0);
+  }
 
   const ir::Attributes& attrs() const { return attrs_; }
 
@@ -158,6 +171,10 @@ class Sampler : public RuleContext {
   }
   void output(const std::vector<Int>& dims);
 
+  // Pinned values outside the range their rule gives are rejected (searching for the draws
+  // that made a node, whose attributes are pinned).
+  void set_strict_pins(bool strict) { strict_pins_ = strict; }
+
   static Int select(bool c, Int a, Int b) { return c ? a : b; }
   static Int max(Int a, Int b) { return a > b ? a : b; }
   static Int min(Int a, Int b) { return a < b ? a : b; }
@@ -172,6 +189,7 @@ class Sampler : public RuleContext {
 
   const std::map<std::string, std::int64_t>* pinned_;
   const std::vector<std::int64_t>* like_;
+  bool strict_pins_ = false;
   std::vector<std::vector<std::int64_t>> input_shapes_;
   std::vector<std::vector<std::int64_t>> output_shapes_;
 };
@@ -201,6 +219,16 @@ class Encoder : public RuleContext {
   static Int max(const Int& a, const Int& b) { return z3::ite(a > b, a, b); }
   static Int min(const Int& a, const Int& b) { return z3::ite(a < b, a, b); }
 
+  // Whole-graph mode (weft/gen/shrink.h): every input's and output's dims are the given
+  // expressions, shared with the nodes that produce and consume them, and the rule's unknowns
+  // are named with `prefix` so that nodes do not share them. Call before running the rule.
+  void bind_graph(std::vector<std::vector<z3::expr>> inputs,
+                  std::vector<std::vector<z3::expr>> outputs, std::string prefix) {
+    graph_inputs_ = std::move(inputs);
+    graph_outputs_ = std::move(outputs);
+    prefix_ = std::move(prefix);
+  }
+
   const std::vector<z3::expr>& constraints() const { return constraints_; }
   // One "unknown == drawn value" per unknown, for check() with assumptions.
   const std::vector<z3::expr>& preferences() const { return preferences_; }
@@ -212,6 +240,8 @@ class Encoder : public RuleContext {
  private:
   Int unknown(const std::string& name, std::int64_t lo, std::int64_t hi, std::int64_t preferred);
   void bound_shape(const std::vector<Int>& dims, bool allow_zero);
+  // `dims` equal `graph_dims` (whole-graph mode); a rank that differs is infeasible.
+  void equate(const std::vector<Int>& dims, const std::vector<Int>& graph_dims);
 
   z3::context& ctx_;
   std::vector<std::vector<std::int64_t>> target_;
@@ -220,6 +250,9 @@ class Encoder : public RuleContext {
   std::vector<z3::expr> preferences_;
   std::map<std::string, z3::expr> unknowns_;
   bool infeasible_ = false;
+  std::vector<std::vector<z3::expr>> graph_inputs_;  // empty outside whole-graph mode
+  std::vector<std::vector<z3::expr>> graph_outputs_;
+  std::string prefix_;
 };
 
 // Broadcasting of two shapes (right-aligned), for either builder.

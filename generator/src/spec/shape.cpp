@@ -23,7 +23,8 @@ void set_int(Encoder&, const std::string&, const z3::expr&) {}
 // A condition on dims that decides the output's rank (is this dim 1?). The sampler reads it
 // off its values; the encoder takes it from a literal when it can, otherwise draws it and
 // requires it, so a Z3 model replayed through the sampler decides the same way.
-bool decide(Sampler&, const std::string&, bool condition, double) {
+bool decide(Sampler& b, const std::string& name, bool condition, double) {
+  b.record_decision(name, condition);
   return condition;
 }
 bool decide(Encoder& b, const std::string& name, const z3::expr& condition, double probability) {

@@ -1,0 +1,369 @@
+// Whole-graph shape shrinking with the generator's specs: find the choices that made every
+// node, encode every rule for Z3 with shared dims, ask for small leaves, and replay the rules
+// on the solution (which derives the attributes that follow from shapes).
+#include "weft/gen/shrink.h"
+
+#include <z3++.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <random>
+#include <variant>
+
+#include "spec/builder.h"
+#include "weft/gen/spec.h"
+
+namespace weft::gen {
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+// The choices that made one node: its rule's bindings (every present input bound to its
+// current shape), which node input each binding is, and the draws on which the rule gives the
+// node back.
+struct NodeChoices {
+  const OpSpec* spec = nullptr;
+  std::vector<InputBinding> bindings;
+  std::vector<int> node_input;  // per binding: index into node.inputs, -1 when absent
+  std::unique_ptr<std::mt19937_64> rng;
+  std::unique_ptr<Draws> draws;
+  std::map<std::string, z3::expr> unknowns;  // the encoded rule's, by their names in the rule
+};
+
+// For every way the optional inputs can be present that gives the node's input count: per
+// spec input, which node input it is (-1: absent). A variadic op repeats its one input.
+std::vector<std::vector<int>> input_layouts(const OpSpec& spec, std::size_t count) {
+  std::vector<std::vector<int>> layouts;
+  if (spec.variadic) {
+    if (spec.inputs.size() != 1) return layouts;
+    std::vector<int> layout(count);
+    for (std::size_t i = 0; i < count; ++i) layout[i] = static_cast<int>(i);
+    layouts.push_back(layout);
+    return layouts;
+  }
+  std::vector<std::size_t> optional;
+  for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+    if (spec.inputs[i].optional) optional.push_back(i);
+  }
+  for (unsigned mask = 0; mask < (1u << optional.size()); ++mask) {
+    std::vector<int> layout;
+    int next = 0;
+    for (std::size_t i = 0; i < spec.inputs.size(); ++i) {
+      const auto at = std::find(optional.begin(), optional.end(), i);
+      const bool present =
+          at == optional.end() || (mask & (1u << static_cast<unsigned>(at - optional.begin())));
+      layout.push_back(present ? next++ : -1);
+    }
+    if (static_cast<std::size_t>(next) == count) layouts.push_back(layout);
+  }
+  return layouts;
+}
+
+// Bounds that every current shape of the graph respects.
+Bounds bounds_of(const ir::Graph& graph) {
+  Bounds bounds;
+  for (const ir::Value& value : graph.values()) {
+    const Shape& shape = value.type.shape;
+    bounds.max_rank = std::max(bounds.max_rank, static_cast<int>(shape.size()));
+    std::int64_t elements = 1;
+    for (std::int64_t d : shape) {
+      bounds.max_dim = std::max(bounds.max_dim, d);
+      bounds.allow_zero_dims = bounds.allow_zero_dims || d == 0;
+      elements *= std::max<std::int64_t>(d, 1);
+    }
+    bounds.max_elements = std::max(bounds.max_elements, elements);
+  }
+  return bounds;
+}
+
+// The node's integer attributes by the names a rule's unknowns have ("stride.1" for element 1
+// of the list "stride").
+std::map<std::string, std::int64_t> integer_attributes(const ir::Attributes& attrs) {
+  std::map<std::string, std::int64_t> named;
+  for (const auto& [name, value] : attrs) {
+    if (const auto* v = std::get_if<std::int64_t>(&value)) named[name] = *v;
+    if (const auto* list = std::get_if<std::vector<std::int64_t>>(&value)) {
+      for (std::size_t k = 0; k < list->size(); ++k)
+        named[name + "." + std::to_string(k)] = (*list)[k];
+    }
+  }
+  return named;
+}
+
+// Did the rule give `node` back: its inputs' and outputs' shapes and every attribute it set
+// (but reals)?
+bool gives_back(const Sampler& sampler, const ir::Graph& graph, const ir::Node& node,
+                const std::vector<int>& node_input) {
+  for (std::size_t b = 0; b < node_input.size(); ++b) {
+    if (node_input[b] < 0) continue;
+    const Shape& current = graph.type(node.inputs[static_cast<std::size_t>(node_input[b])]).shape;
+    const Shape& spelled = sampler.input_shapes().at(b);
+    if (!(spelled.empty() && !current.empty()) && spelled != current) return false;
+  }
+  if (sampler.output_shapes().size() != node.outputs.size()) return false;
+  for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+    if (sampler.output_shapes()[k] != graph.type(node.outputs[k]).shape) return false;
+  }
+  // The same attributes with the same values, reals aside: they never enter shape arithmetic
+  // (builder.h), and the node keeps its own. An attribute the rule did not set would not be
+  // derived again from the new shapes.
+  const auto comparable = [](const ir::Attributes& attrs) {
+    std::map<std::string, ir::AttrValue> kept;
+    for (const auto& [name, value] : attrs) {
+      if (!std::holds_alternative<double>(value)) kept.emplace(name, value);
+    }
+    return kept;
+  };
+  return comparable(sampler.attrs()) == comparable(node.attrs);
+}
+
+// Searches random draws, with the node's attributes pinned, for ones on which the rule gives
+// the node back. Nothing when the op has no spec or no draw does.
+std::optional<NodeChoices> recover(const ir::Graph& graph, const ir::Node& node,
+                                   const Bounds& bounds, const ShrinkOptions& options,
+                                   std::uint64_t seed) {
+  if (!has_spec(node.op)) return std::nullopt;
+  const OpSpec& spec = gen::spec(node.op);
+  const std::map<std::string, std::int64_t> pinned = integer_attributes(node.attrs);
+  const std::vector<std::vector<int>> layouts = input_layouts(spec, node.inputs.size());
+  if (layouts.empty()) return std::nullopt;
+  auto rng = std::make_unique<std::mt19937_64>(seed);
+  for (int attempt = 0; attempt < options.recovery_attempts; ++attempt) {
+    const std::vector<int>& layout = layouts[static_cast<std::size_t>(attempt) % layouts.size()];
+    std::vector<InputBinding> bindings;
+    for (int k : layout) {
+      InputBinding binding;
+      binding.present = k >= 0;
+      if (k >= 0) {
+        binding.shape = graph.type(node.inputs[static_cast<std::size_t>(k)]).shape;
+        binding.rank = static_cast<int>(binding.shape->size());
+      }
+      bindings.push_back(binding);
+    }
+    auto draws = std::make_unique<Draws>(*rng);
+    draws->set_recording(true);
+    for (const auto& [name, value] : node.attrs) {
+      if (const auto* b = std::get_if<bool>(&value)) draws->preset_integer(name, *b ? 1 : 0);
+      if (const auto* v = std::get_if<std::int64_t>(&value)) draws->preset_integer(name, *v);
+      if (const auto* r = std::get_if<double>(&value)) draws->preset_real(name, *r);
+    }
+    Sampler sampler(spec, bindings, *draws, bounds, &pinned);
+    sampler.set_strict_pins(true);
+    try {
+      spec.sample(sampler);
+    } catch (const Rejected&) {
+      continue;
+    }
+    if (!gives_back(sampler, graph, node, layout)) continue;
+    draws->set_recording(false);
+    NodeChoices choices;
+    choices.spec = &spec;
+    choices.bindings = std::move(bindings);
+    choices.node_input = layout;
+    choices.rng = std::move(rng);
+    choices.draws = std::move(draws);
+    return choices;
+  }
+  return std::nullopt;
+}
+
+std::int64_t model_int(const z3::model& model, const z3::expr& e) {
+  std::int64_t v = 0;
+  model.eval(e, true).is_numeral_i64(v);
+  return v;
+}
+
+}  // namespace
+
+ShrinkResult shrink_shapes(const ir::Graph& graph, const ShrinkOptions& options) {
+  ShrinkResult result;
+  const Bounds bounds = bounds_of(graph);
+  z3::context ctx;
+  z3::solver solver(ctx);
+  z3::params params(ctx);
+  params.set("timeout", options.z3_timeout_ms);
+  params.set("random_seed", 7u);
+  params.set("ctrl_c", false);
+  solver.set(params);
+
+  // Every value's dims as Z3 constants; each current shape must remain a solution.
+  std::vector<std::vector<z3::expr>> dims;
+  z3::expr_vector current(ctx);
+  for (const ir::Value& value : graph.values()) {
+    std::vector<z3::expr> d;
+    for (std::size_t k = 0; k < value.type.shape.size(); ++k) {
+      const std::string name = "v" + std::to_string(value.id) + "." + std::to_string(k);
+      d.push_back(ctx.int_const(name.c_str()));
+      current.push_back(d.back() == ctx.int_val(static_cast<int64_t>(value.type.shape[k])));
+    }
+    dims.push_back(std::move(d));
+  }
+  const auto dims_of = [&](ir::ValueId id) -> const std::vector<z3::expr>& {
+    return dims[static_cast<std::size_t>(id)];
+  };
+
+  // Leaves shrink or stay; a size-0 dim stays 0.
+  std::vector<ir::ValueId> leaves = graph.inputs();
+  leaves.insert(leaves.end(), graph.parameters().begin(), graph.parameters().end());
+  for (ir::ValueId id : leaves) {
+    const Shape& shape = graph.type(id).shape;
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      const z3::expr& d = dims_of(id)[k];
+      const auto now = static_cast<int64_t>(shape[k]);
+      solver.add(now == 0 ? d == 0 : (d >= 1 && d <= ctx.int_val(now)));
+    }
+  }
+
+  // Every node: its rule on the shared dims with its choices recovered, and its integer
+  // attributes held; a node whose choices are not found (or whose encoding the current shapes
+  // do not satisfy) keeps its inputs' and outputs' shapes.
+  std::vector<std::optional<NodeChoices>> choices(graph.nodes().size());
+  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+    const ir::Node& node = graph.nodes()[n];
+    std::optional<NodeChoices> c = recover(graph, node, bounds, options, options.seed + n);
+    std::vector<z3::expr> constraints;
+    if (c) {
+      std::vector<std::vector<z3::expr>> inputs;
+      for (int k : c->node_input) {
+        inputs.push_back(k < 0 ? std::vector<z3::expr>{}
+                               : dims_of(node.inputs[static_cast<std::size_t>(k)]));
+      }
+      std::vector<std::vector<z3::expr>> outputs;
+      for (ir::ValueId out : node.outputs) outputs.push_back(dims_of(out));
+      Encoder encoder(ctx, *c->spec, c->bindings, *c->draws, bounds);
+      encoder.bind_graph(std::move(inputs), std::move(outputs), "n" + std::to_string(n) + ".");
+      bool ok = true;
+      try {
+        c->spec->encode(encoder);
+      } catch (const Rejected&) {
+        ok = false;
+      }
+      if (ok && !encoder.infeasible()) {
+        constraints = encoder.constraints();
+        const std::map<std::string, std::int64_t> held = integer_attributes(node.attrs);
+        for (const auto& [name, unknown] : encoder.unknowns()) {
+          const auto found = held.find(name);
+          if (found != held.end()) {
+            constraints.push_back(unknown == ctx.int_val(static_cast<int64_t>(found->second)));
+          }
+        }
+        c->unknowns = encoder.unknowns();
+        solver.push();
+        for (const z3::expr& e : constraints) solver.add(e);
+        ok = solver.check(current) == z3::sat;
+        solver.pop();
+      } else {
+        ok = false;
+      }
+      if (!ok) c.reset();
+    }
+    if (c) {
+      for (const z3::expr& e : constraints) solver.add(e);
+      choices[n] = std::move(c);
+      continue;
+    }
+    result.kept_nodes.push_back(n);
+    const auto hold = [&](ir::ValueId id) {
+      const Shape& shape = graph.type(id).shape;
+      for (std::size_t k = 0; k < shape.size(); ++k) {
+        solver.add(dims_of(id)[k] == ctx.int_val(static_cast<int64_t>(shape[k])));
+      }
+    };
+    for (ir::ValueId in : node.inputs) hold(in);
+    for (ir::ValueId out : node.outputs) hold(out);
+  }
+
+  // Two goals, each a set of wishes on the leaves' dims: the wishes in an unsat core are
+  // dropped until the rest holds.
+  struct Goal {
+    const char* name;
+    std::int64_t (*wish)(std::int64_t);
+  };
+  const Goal goals[] = {{"smallest", [](std::int64_t) -> std::int64_t { return 1; }},
+                        {"halved", [](std::int64_t d) { return (d + 1) / 2; }}};
+  for (const Goal& goal : goals) {
+    std::vector<z3::expr> wanted;
+    for (ir::ValueId id : leaves) {
+      const Shape& shape = graph.type(id).shape;
+      for (std::size_t k = 0; k < shape.size(); ++k) {
+        if (shape[k] > 1) {
+          wanted.push_back(dims_of(id)[k] <=
+                           ctx.int_val(static_cast<int64_t>(goal.wish(shape[k]))));
+        }
+      }
+    }
+    if (wanted.empty()) break;
+    std::optional<z3::model> model;
+    for (int round = 0; round < 8 && !wanted.empty(); ++round) {
+      z3::expr_vector assumptions(ctx);
+      for (const z3::expr& e : wanted) assumptions.push_back(e);
+      const z3::check_result r = solver.check(assumptions);
+      if (r == z3::sat) {
+        model = solver.get_model();
+        break;
+      }
+      if (r == z3::unknown) break;
+      const z3::expr_vector core = solver.unsat_core();
+      std::vector<z3::expr> kept;
+      for (const z3::expr& e : wanted) {
+        bool in_core = false;
+        for (unsigned i = 0; i < core.size() && !in_core; ++i) in_core = z3::eq(core[i], e);
+        if (!in_core) kept.push_back(e);
+      }
+      if (kept.size() == wanted.size()) break;
+      wanted = std::move(kept);
+    }
+    if (!model) continue;
+
+    ShrunkGraph proposal;
+    proposal.goal = goal.name;
+    const auto solved = [&](ir::ValueId id) {
+      Shape shape;
+      for (const z3::expr& d : dims_of(id)) shape.push_back(model_int(*model, d));
+      return shape;
+    };
+    for (ir::ValueId id : leaves) {
+      const Shape shape = solved(id);
+      if (shape != graph.type(id).shape) proposal.leaf_shapes[id] = shape;
+    }
+    if (proposal.leaf_shapes.empty()) continue;
+    for (const ir::Value& value : graph.values()) proposal.value_shapes.push_back(solved(value.id));
+    // Replay every recovered rule on the solution: the attributes that follow from shapes.
+    bool agrees = true;
+    for (std::size_t n = 0; n < graph.nodes().size() && agrees; ++n) {
+      const ir::Node& node = graph.nodes()[n];
+      ir::Attributes attrs = node.attrs;
+      if (choices[n]) {
+        NodeChoices& c = *choices[n];
+        std::vector<InputBinding> bindings = c.bindings;
+        for (std::size_t b = 0; b < bindings.size(); ++b) {
+          if (c.node_input[b] >= 0) {
+            bindings[b].shape = solved(node.inputs[static_cast<std::size_t>(c.node_input[b])]);
+          }
+        }
+        std::map<std::string, std::int64_t> pinned;
+        for (const auto& [name, unknown] : c.unknowns) pinned[name] = model_int(*model, unknown);
+        Sampler sampler(*c.spec, bindings, *c.draws, bounds, &pinned);
+        try {
+          c.spec->sample(sampler);
+          for (std::size_t k = 0; k < node.outputs.size() && agrees; ++k) {
+            agrees = k < sampler.output_shapes().size() &&
+                     sampler.output_shapes()[k] == solved(node.outputs[k]);
+          }
+        } catch (const Rejected&) {
+          agrees = false;
+        }
+        for (const auto& [name, value] : sampler.attrs()) {
+          if (!std::holds_alternative<double>(value)) attrs.set(name, value);
+        }
+      }
+      proposal.node_attributes.push_back(std::move(attrs));
+    }
+    if (agrees) result.proposals.push_back(std::move(proposal));
+  }
+  return result;
+}
+
+}  // namespace weft::gen
