@@ -350,6 +350,38 @@ TEST(OracleTies, AnotherCopyOfTheMaximumIsAcceptedAnyOtherIndexIsNot) {
                   .bug());
 }
 
+TEST(OracleTies, ANearTieWithinFloat32RoundingIsAcceptedAClearlySmallerValueIsNot) {
+  // x + y: the reference sees 1, 1 + 1e-8 and 1 + 2e-8 (argmax 2); float32 sees three ones.
+  // A path answering 1 picked a value float32 cannot tell from the maximum (the float32 engine
+  // answers 0); one answering 0 when y[0] is -0.5 picked a clearly smaller one.
+  const auto verdict_for = [](std::vector<float> y, std::int64_t engine_index,
+                              std::int64_t torch_index) {
+    ir::Graph g;
+    const ir::ValueId x = g.add_input("x", {Dtype::Float32, {3}});
+    const ir::ValueId yv = g.add_input("y", {Dtype::Float32, {3}});
+    const ir::ValueId s = g.add_node(OpKind::Add, {x, yv}, {}, {{Dtype::Float32, {3}}})[0];
+    g.mark_output(g.add_node(OpKind::Argmax, {s}, {}, {{Dtype::Int64, {}}})[0]);
+    const ir::TensorMap values{
+        {"x", from_blob(std::vector<float>{1, 1, 1}.data(), {3}, Dtype::Float32)},
+        {"y", from_blob(y.data(), {3}, Dtype::Float32)}};
+    const auto result_with = [](std::string name, std::int64_t index) {
+      BackendResult result;
+      result.backend = std::move(name);
+      result.calls.push_back({{from_blob(&index, {}, Dtype::Int64)}, {}});
+      return result;
+    };
+    return judge(g,
+                 {result_with(kReferenceBackend, 2), result_with(kEngineBackend, engine_index),
+                  result_with("torch", torch_index)},
+                 with_tie_rule({}, g, values));
+  };
+  EXPECT_FALSE(verdict_for({0, 1e-8f, 2e-8f}, 0, 1).bug());
+  const Verdict wrong = verdict_for({-0.5f, 1e-8f, 2e-8f}, 1, 0);
+  ASSERT_EQ(wrong.findings.size(), 1u);
+  EXPECT_EQ(wrong.findings[0].backend, "torch");
+  EXPECT_EQ(wrong.findings[0].symptom, Symptom::WrongOutput);
+}
+
 TEST(PrefixGraph, CutsAfterTheNodeAndExposesWhatIsLeftOpen) {
   const SmallCase c = small_case();
   const ir::Graph cut = prefix_graph(c.graph, 1);
