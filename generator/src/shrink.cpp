@@ -175,137 +175,138 @@ std::int64_t model_int(const z3::model& model, const z3::expr& e) {
   return v;
 }
 
-}  // namespace
+// What a solution should look like: a wish per leaf dim above 1.
+struct Goal {
+  const char* name;
+  std::int64_t (*wish)(std::int64_t);
+};
 
-ShrinkResult shrink_shapes(const ir::Graph& graph, const ShrinkOptions& options) {
-  ShrinkResult result;
-  const Bounds bounds = bounds_of(graph);
-  z3::context ctx;
-  z3::solver solver(ctx);
-  z3::params params(ctx);
-  params.set("timeout", options.z3_timeout_ms);
-  params.set("random_seed", 7u);
-  params.set("ctrl_c", false);
-  solver.set(params);
-
-  // Every value's dims as Z3 constants; each current shape must remain a solution.
-  std::vector<std::vector<z3::expr>> dims;
-  z3::expr_vector current(ctx);
-  for (const ir::Value& value : graph.values()) {
-    std::vector<z3::expr> d;
-    for (std::size_t k = 0; k < value.type.shape.size(); ++k) {
-      const std::string name = "v" + std::to_string(value.id) + "." + std::to_string(k);
-      d.push_back(ctx.int_const(name.c_str()));
-      current.push_back(d.back() == ctx.int_val(static_cast<int64_t>(value.type.shape[k])));
-    }
-    dims.push_back(std::move(d));
-  }
-  const auto dims_of = [&](ir::ValueId id) -> const std::vector<z3::expr>& {
-    return dims[static_cast<std::size_t>(id)];
-  };
-
-  // Leaves shrink or stay; a size-0 dim stays 0.
-  std::vector<ir::ValueId> leaves = graph.inputs();
-  leaves.insert(leaves.end(), graph.parameters().begin(), graph.parameters().end());
-  for (ir::ValueId id : leaves) {
-    const Shape& shape = graph.type(id).shape;
-    for (std::size_t k = 0; k < shape.size(); ++k) {
-      const z3::expr& d = dims_of(id)[k];
-      const auto now = static_cast<int64_t>(shape[k]);
-      solver.add(now == 0 ? d == 0 : (d >= 1 && d <= ctx.int_val(now)));
-    }
+// The graph's shapes as one Z3 problem: a constant per dim of every value, every node's rule
+// on them (or, for a node whose choices were not found, its current shapes).
+class ShapeProblem {
+ public:
+  ShapeProblem(const ir::Graph& graph, const ShrinkOptions& options)
+      : graph_(graph), options_(options), bounds_(bounds_of(graph)), solver_(ctx_) {
+    z3::params params(ctx_);
+    params.set("timeout", options.z3_timeout_ms);
+    params.set("random_seed", 7u);
+    params.set("ctrl_c", false);
+    solver_.set(params);
+    leaves_ = graph.inputs();
+    leaves_.insert(leaves_.end(), graph.parameters().begin(), graph.parameters().end());
   }
 
-  // Every node: its rule on the shared dims with its choices recovered, and its integer
-  // attributes held; a node whose choices are not found (or whose encoding the current shapes
-  // do not satisfy) keeps its inputs' and outputs' shapes.
-  std::vector<std::optional<NodeChoices>> choices(graph.nodes().size());
-  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
-    const ir::Node& node = graph.nodes()[n];
-    std::optional<NodeChoices> c = recover(graph, node, bounds, options, options.seed + n);
-    std::vector<z3::expr> constraints;
-    if (c) {
-      std::vector<std::vector<z3::expr>> inputs;
-      for (int k : c->node_input) {
-        inputs.push_back(k < 0 ? std::vector<z3::expr>{}
-                               : dims_of(node.inputs[static_cast<std::size_t>(k)]));
+  ShrinkResult solve() {
+    ShrinkResult result;
+    declare_dims();
+    choices_.resize(graph_.nodes().size());
+    for (std::size_t n = 0; n < graph_.nodes().size(); ++n) {
+      if (!encode_node(n)) {
+        hold_node(n);
+        result.kept_nodes.push_back(n);
       }
-      std::vector<std::vector<z3::expr>> outputs;
-      for (ir::ValueId out : node.outputs) outputs.push_back(dims_of(out));
-      Encoder encoder(ctx, *c->spec, c->bindings, *c->draws, bounds);
-      encoder.bind_graph(std::move(inputs), std::move(outputs), "n" + std::to_string(n) + ".");
-      bool ok = true;
-      try {
-        c->spec->encode(encoder);
-      } catch (const Rejected&) {
-        ok = false;
-      }
-      if (ok && !encoder.infeasible()) {
-        constraints = encoder.constraints();
-        const std::map<std::string, std::int64_t> held = integer_attributes(node.attrs);
-        for (const auto& [name, unknown] : encoder.unknowns()) {
-          const auto found = held.find(name);
-          if (found != held.end()) {
-            constraints.push_back(unknown == ctx.int_val(static_cast<int64_t>(found->second)));
-          }
-        }
-        c->unknowns = encoder.unknowns();
-        solver.push();
-        for (const z3::expr& e : constraints) solver.add(e);
-        ok = solver.check(current) == z3::sat;
-        solver.pop();
-      } else {
-        ok = false;
-      }
-      if (!ok) c.reset();
     }
-    if (c) {
-      for (const z3::expr& e : constraints) solver.add(e);
-      choices[n] = std::move(c);
-      continue;
+    const Goal goals[] = {{"smallest", [](std::int64_t) -> std::int64_t { return 1; }},
+                          {"halved", [](std::int64_t d) { return (d + 1) / 2; }}};
+    for (const Goal& goal : goals) {
+      const std::optional<z3::model> model = closest_model(goal);
+      if (!model) continue;
+      std::optional<ShrunkGraph> proposal = replay(*model);
+      if (!proposal) continue;
+      proposal->goal = goal.name;
+      result.proposals.push_back(std::move(*proposal));
     }
-    result.kept_nodes.push_back(n);
-    const auto hold = [&](ir::ValueId id) {
-      const Shape& shape = graph.type(id).shape;
+    return result;
+  }
+
+ private:
+  // Every value's dims as Z3 constants. Leaves shrink or stay (a size-0 dim stays 0).
+  void declare_dims() {
+    for (const ir::Value& value : graph_.values()) {
+      std::vector<z3::expr> d;
+      for (std::size_t k = 0; k < value.type.shape.size(); ++k) {
+        const std::string name = "v" + std::to_string(value.id) + "." + std::to_string(k);
+        d.push_back(ctx_.int_const(name.c_str()));
+        current_.push_back(d.back() == literal(value.type.shape[k]));
+      }
+      dims_.push_back(std::move(d));
+    }
+    for (ir::ValueId id : leaves_) {
+      const Shape& shape = graph_.type(id).shape;
       for (std::size_t k = 0; k < shape.size(); ++k) {
-        solver.add(dims_of(id)[k] == ctx.int_val(static_cast<int64_t>(shape[k])));
+        const z3::expr& d = dims(id)[k];
+        solver_.add(shape[k] == 0 ? d == 0 : (d >= 1 && d <= literal(shape[k])));
       }
+    }
+  }
+
+  // Node n's rule on the shared dims, with its choices found again and its integer attributes
+  // held. False when its choices are not found, or when the current shapes do not satisfy
+  // its encoding.
+  bool encode_node(std::size_t n) {
+    const ir::Node& node = graph_.nodes()[n];
+    std::optional<NodeChoices> c = recover(graph_, node, bounds_, options_, options_.seed + n);
+    if (!c) return false;
+    std::vector<std::vector<z3::expr>> inputs;
+    for (int k : c->node_input) {
+      inputs.push_back(k < 0 ? std::vector<z3::expr>{}
+                             : dims(node.inputs[static_cast<std::size_t>(k)]));
+    }
+    std::vector<std::vector<z3::expr>> outputs;
+    for (ir::ValueId out : node.outputs) outputs.push_back(dims(out));
+    Encoder encoder(ctx_, *c->spec, c->bindings, *c->draws, bounds_);
+    encoder.bind_graph(std::move(inputs), std::move(outputs), "n" + std::to_string(n) + ".");
+    try {
+      c->spec->encode(encoder);
+    } catch (const Rejected&) {
+      return false;
+    }
+    if (encoder.infeasible()) return false;
+    std::vector<z3::expr> constraints = encoder.constraints();
+    const std::map<std::string, std::int64_t> held = integer_attributes(node.attrs);
+    for (const auto& [name, unknown] : encoder.unknowns()) {
+      const auto found = held.find(name);
+      if (found != held.end()) constraints.push_back(unknown == literal(found->second));
+    }
+    solver_.push();
+    for (const z3::expr& e : constraints) solver_.add(e);
+    const bool holds_now = solver_.check(current_) == z3::sat;
+    solver_.pop();
+    if (!holds_now) return false;
+    for (const z3::expr& e : constraints) solver_.add(e);
+    c->unknowns = encoder.unknowns();
+    choices_[n] = std::move(c);
+    return true;
+  }
+
+  // Node n keeps its inputs' and outputs' shapes.
+  void hold_node(std::size_t n) {
+    const ir::Node& node = graph_.nodes()[n];
+    const auto hold = [&](ir::ValueId id) {
+      const Shape& shape = graph_.type(id).shape;
+      for (std::size_t k = 0; k < shape.size(); ++k) solver_.add(dims(id)[k] == literal(shape[k]));
     };
     for (ir::ValueId in : node.inputs) hold(in);
     for (ir::ValueId out : node.outputs) hold(out);
   }
 
-  // Two goals, each a set of wishes on the leaves' dims: the wishes in an unsat core are
-  // dropped until the rest holds.
-  struct Goal {
-    const char* name;
-    std::int64_t (*wish)(std::int64_t);
-  };
-  const Goal goals[] = {{"smallest", [](std::int64_t) -> std::int64_t { return 1; }},
-                        {"halved", [](std::int64_t d) { return (d + 1) / 2; }}};
-  for (const Goal& goal : goals) {
+  // A solution that grants as many of the goal's wishes as it can: the wishes in an unsat
+  // core are dropped until the rest holds. Nothing when no leaf dim can shrink.
+  std::optional<z3::model> closest_model(const Goal& goal) {
     std::vector<z3::expr> wanted;
-    for (ir::ValueId id : leaves) {
-      const Shape& shape = graph.type(id).shape;
+    for (ir::ValueId id : leaves_) {
+      const Shape& shape = graph_.type(id).shape;
       for (std::size_t k = 0; k < shape.size(); ++k) {
-        if (shape[k] > 1) {
-          wanted.push_back(dims_of(id)[k] <=
-                           ctx.int_val(static_cast<int64_t>(goal.wish(shape[k]))));
-        }
+        if (shape[k] > 1) wanted.push_back(dims(id)[k] <= literal(goal.wish(shape[k])));
       }
     }
-    if (wanted.empty()) break;
-    std::optional<z3::model> model;
     for (int round = 0; round < 8 && !wanted.empty(); ++round) {
-      z3::expr_vector assumptions(ctx);
+      z3::expr_vector assumptions(ctx_);
       for (const z3::expr& e : wanted) assumptions.push_back(e);
-      const z3::check_result r = solver.check(assumptions);
-      if (r == z3::sat) {
-        model = solver.get_model();
-        break;
-      }
+      const z3::check_result r = solver_.check(assumptions);
+      if (r == z3::sat) return solver_.get_model();
       if (r == z3::unknown) break;
-      const z3::expr_vector core = solver.unsat_core();
+      const z3::expr_vector core = solver_.unsat_core();
       std::vector<z3::expr> kept;
       for (const z3::expr& e : wanted) {
         bool in_core = false;
@@ -315,28 +316,30 @@ ShrinkResult shrink_shapes(const ir::Graph& graph, const ShrinkOptions& options)
       if (kept.size() == wanted.size()) break;
       wanted = std::move(kept);
     }
-    if (!model) continue;
+    return std::nullopt;
+  }
 
+  // The solution as shapes, with every recovered rule replayed on it to derive the attributes
+  // that follow from shapes. Nothing when no leaf shrinks, or when a rule disagrees with Z3.
+  std::optional<ShrunkGraph> replay(const z3::model& model) {
     ShrunkGraph proposal;
-    proposal.goal = goal.name;
     const auto solved = [&](ir::ValueId id) {
       Shape shape;
-      for (const z3::expr& d : dims_of(id)) shape.push_back(model_int(*model, d));
+      for (const z3::expr& d : dims(id)) shape.push_back(model_int(model, d));
       return shape;
     };
-    for (ir::ValueId id : leaves) {
+    for (ir::ValueId id : leaves_) {
       const Shape shape = solved(id);
-      if (shape != graph.type(id).shape) proposal.leaf_shapes[id] = shape;
+      if (shape != graph_.type(id).shape) proposal.leaf_shapes[id] = shape;
     }
-    if (proposal.leaf_shapes.empty()) continue;
-    for (const ir::Value& value : graph.values()) proposal.value_shapes.push_back(solved(value.id));
-    // Replay every recovered rule on the solution: the attributes that follow from shapes.
-    bool agrees = true;
-    for (std::size_t n = 0; n < graph.nodes().size() && agrees; ++n) {
-      const ir::Node& node = graph.nodes()[n];
+    if (proposal.leaf_shapes.empty()) return std::nullopt;
+    for (const ir::Value& value : graph_.values())
+      proposal.value_shapes.push_back(solved(value.id));
+    for (std::size_t n = 0; n < graph_.nodes().size(); ++n) {
+      const ir::Node& node = graph_.nodes()[n];
       ir::Attributes attrs = node.attrs;
-      if (choices[n]) {
-        NodeChoices& c = *choices[n];
+      if (choices_[n]) {
+        NodeChoices& c = *choices_[n];
         std::vector<InputBinding> bindings = c.bindings;
         for (std::size_t b = 0; b < bindings.size(); ++b) {
           if (c.node_input[b] >= 0) {
@@ -344,16 +347,16 @@ ShrinkResult shrink_shapes(const ir::Graph& graph, const ShrinkOptions& options)
           }
         }
         std::map<std::string, std::int64_t> pinned;
-        for (const auto& [name, unknown] : c.unknowns) pinned[name] = model_int(*model, unknown);
-        Sampler sampler(*c.spec, bindings, *c.draws, bounds, &pinned);
+        for (const auto& [name, unknown] : c.unknowns) pinned[name] = model_int(model, unknown);
+        Sampler sampler(*c.spec, bindings, *c.draws, bounds_, &pinned);
         try {
           c.spec->sample(sampler);
-          for (std::size_t k = 0; k < node.outputs.size() && agrees; ++k) {
-            agrees = k < sampler.output_shapes().size() &&
-                     sampler.output_shapes()[k] == solved(node.outputs[k]);
-          }
         } catch (const Rejected&) {
-          agrees = false;
+          return std::nullopt;
+        }
+        if (sampler.output_shapes().size() < node.outputs.size()) return std::nullopt;
+        for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+          if (sampler.output_shapes()[k] != solved(node.outputs[k])) return std::nullopt;
         }
         for (const auto& [name, value] : sampler.attrs()) {
           if (!std::holds_alternative<double>(value)) attrs.set(name, value);
@@ -361,9 +364,29 @@ ShrinkResult shrink_shapes(const ir::Graph& graph, const ShrinkOptions& options)
       }
       proposal.node_attributes.push_back(std::move(attrs));
     }
-    if (agrees) result.proposals.push_back(std::move(proposal));
+    return proposal;
   }
-  return result;
+
+  const std::vector<z3::expr>& dims(ir::ValueId id) const {
+    return dims_[static_cast<std::size_t>(id)];
+  }
+  z3::expr literal(std::int64_t v) { return ctx_.int_val(static_cast<int64_t>(v)); }
+
+  const ir::Graph& graph_;
+  const ShrinkOptions& options_;
+  const Bounds bounds_;
+  z3::context ctx_;
+  z3::solver solver_;
+  std::vector<ir::ValueId> leaves_;
+  std::vector<std::vector<z3::expr>> dims_;  // by value id
+  z3::expr_vector current_{ctx_};            // every dim equal to its current size
+  std::vector<std::optional<NodeChoices>> choices_;
+};
+
+}  // namespace
+
+ShrinkResult shrink_shapes(const ir::Graph& graph, const ShrinkOptions& options) {
+  return ShapeProblem(graph, options).solve();
 }
 
 }  // namespace weft::gen
