@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <variant>
 
 #include "spec/builder.h"
@@ -119,6 +120,27 @@ bool gives_back(const Sampler& sampler, const ir::Graph& graph, const ir::Node& 
   return comparable(sampler.attrs()) == comparable(node.attrs);
 }
 
+// The sizes a node's other unknowns most likely had (an output channel count, a kernel size, a
+// reshape's divisor): its dims and integer attributes, and their exact quotients.
+std::vector<std::int64_t> likely_values(const ir::Graph& graph, const ir::Node& node) {
+  std::set<std::int64_t> seen;
+  for (ir::ValueId id : node.inputs) {
+    for (std::int64_t d : graph.type(id).shape) seen.insert(d);
+  }
+  for (ir::ValueId id : node.outputs) {
+    for (std::int64_t d : graph.type(id).shape) seen.insert(d);
+  }
+  for (const auto& [name, value] : integer_attributes(node.attrs)) seen.insert(value);
+  std::set<std::int64_t> quotients;
+  for (std::int64_t a : seen) {
+    for (std::int64_t b : seen) {
+      if (b > 1 && a > b && a % b == 0) quotients.insert(a / b);
+    }
+  }
+  seen.insert(quotients.begin(), quotients.end());
+  return {seen.begin(), seen.end()};
+}
+
 // Searches random draws, with the node's attributes pinned, for ones on which the rule gives
 // the node back. Nothing when the op has no spec or no draw does.
 std::optional<NodeChoices> recover(const ir::Graph& graph, const ir::Node& node,
@@ -129,6 +151,7 @@ std::optional<NodeChoices> recover(const ir::Graph& graph, const ir::Node& node,
   const std::map<std::string, std::int64_t> pinned = integer_attributes(node.attrs);
   const std::vector<std::vector<int>> layouts = input_layouts(spec, node.inputs.size());
   if (layouts.empty()) return std::nullopt;
+  const std::vector<std::int64_t> likely = likely_values(graph, node);
   auto rng = std::make_unique<std::mt19937_64>(seed);
   for (int attempt = 0; attempt < options.recovery_attempts; ++attempt) {
     const std::vector<int>& layout = layouts[static_cast<std::size_t>(attempt) % layouts.size()];
@@ -151,6 +174,7 @@ std::optional<NodeChoices> recover(const ir::Graph& graph, const ir::Node& node,
     }
     Sampler sampler(spec, bindings, *draws, bounds, &pinned);
     sampler.set_strict_pins(true);
+    sampler.set_likely_values(&likely);
     try {
       spec.sample(sampler);
     } catch (const Rejected&) {
@@ -187,7 +211,10 @@ class ShapeProblem {
  public:
   ShapeProblem(const ir::Graph& graph, const ShrinkOptions& options)
       : graph_(graph), options_(options), bounds_(bounds_of(graph)), solver_(ctx_) {
+    // A resource limit rather than time decides when Z3 gives up, so that a loaded machine
+    // gets the same proposals; the time limit only guards against the pathological.
     z3::params params(ctx_);
+    params.set("rlimit", options.z3_rlimit);
     params.set("timeout", options.z3_timeout_ms);
     params.set("random_seed", 7u);
     params.set("ctrl_c", false);
@@ -262,11 +289,17 @@ class ShapeProblem {
       return false;
     }
     if (encoder.infeasible()) return false;
+    // Attributes stay; the rule's other unknowns (an expand's new sizes, a divisor) may only
+    // shrink, so that no intermediate value grows.
     std::vector<z3::expr> constraints = encoder.constraints();
     const std::map<std::string, std::int64_t> held = integer_attributes(node.attrs);
     for (const auto& [name, unknown] : encoder.unknowns()) {
       const auto found = held.find(name);
-      if (found != held.end()) constraints.push_back(unknown == literal(found->second));
+      if (found != held.end()) {
+        constraints.push_back(unknown == literal(found->second));
+      } else if (const std::optional<std::int64_t> was = c->draws->known_integer(name)) {
+        constraints.push_back(unknown <= literal(*was));
+      }
     }
     solver_.push();
     for (const z3::expr& e : constraints) solver_.add(e);
@@ -353,6 +386,12 @@ class ShapeProblem {
           c.spec->sample(sampler);
         } catch (const Rejected&) {
           return std::nullopt;
+        }
+        for (std::size_t b = 0; b < bindings.size(); ++b) {
+          const Shape& spelled = sampler.input_shapes().at(b);
+          if (c.node_input[b] >= 0 && !spelled.empty() && spelled != *bindings[b].shape) {
+            return std::nullopt;
+          }
         }
         if (sampler.output_shapes().size() < node.outputs.size()) return std::nullopt;
         for (std::size_t k = 0; k < node.outputs.size(); ++k) {

@@ -141,7 +141,6 @@ bool shapes_pass(State& state, Evaluator& evaluator) {
     // together, and the attributes that follow from shapes are derived again.
     gen::ShrinkOptions shrink;
     shrink.recovery_attempts = 5000;
-    shrink.z3_timeout_ms = 500;
     for (const gen::ShrunkGraph& proposal : gen::shrink_shapes(graph, shrink).proposals) {
       std::string what;
       auto c = edited(s.current, [&](Case& x) {

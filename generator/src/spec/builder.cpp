@@ -128,6 +128,17 @@ Sampler::Int Sampler::unknown(const std::string& name, std::int64_t lo, std::int
     }
   }
   if (is_dim) return draws_.dim(name, std::min(hi, bounds_.max_dim), lo == 0);
+  if (likely_ != nullptr && !draws_.known_integer(name)) {
+    std::vector<std::int64_t> fits;
+    for (std::int64_t v : *likely_) {
+      if (v >= lo && v <= hi) fits.push_back(v);
+    }
+    if (!fits.empty() && draws_.chance("likely." + name, 0.9)) {
+      const auto pick =
+          draws_.integer("likely." + name, 0, static_cast<std::int64_t>(fits.size()) - 1);
+      draws_.preset_integer(name, fits[static_cast<std::size_t>(pick)]);
+    }
+  }
   return draws_.integer(name, lo, hi);
 }
 

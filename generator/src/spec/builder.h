@@ -64,6 +64,12 @@ class Draws {
   // Answers for later questions by that name (a node's current attributes, when its other
   // choices are searched for).
   void preset_integer(const std::string& name, std::int64_t v) { integers_[name] = v; }
+  // The integer drawn (or preset) by that name so far, if any.
+  std::optional<std::int64_t> known_integer(const std::string& name) const {
+    const auto found = integers_.find(name);
+    if (found == integers_.end()) return std::nullopt;
+    return found->second;
+  }
   void preset_real(const std::string& name, double v) { reals_[name] = v; }
   // While recording, a decision the sampler reads off its values (decide() in shape.cpp) is
   // kept as the chance of that name, so that the encoder decides the same way.
@@ -174,6 +180,9 @@ class Sampler : public RuleContext {
   // Pinned values outside the range their rule gives are rejected (searching for the draws
   // that made a node, whose attributes are pinned).
   void set_strict_pins(bool strict) { strict_pins_ = strict; }
+  // Values that unknowns other than dims mostly take (9 draws in 10, among those in range):
+  // the sizes a node already has, when searching for the draws that made it.
+  void set_likely_values(const std::vector<std::int64_t>* values) { likely_ = values; }
 
   static Int select(bool c, Int a, Int b) { return c ? a : b; }
   static Int max(Int a, Int b) { return a > b ? a : b; }
@@ -190,6 +199,7 @@ class Sampler : public RuleContext {
   const std::map<std::string, std::int64_t>* pinned_;
   const std::vector<std::int64_t>* like_;
   bool strict_pins_ = false;
+  const std::vector<std::int64_t>* likely_ = nullptr;
   std::vector<std::vector<std::int64_t>> input_shapes_;
   std::vector<std::vector<std::int64_t>> output_shapes_;
 };

@@ -17,7 +17,10 @@ namespace weft::gen {
 struct ShrinkOptions {
   // Random draws tried per node to find the choices that made it.
   int recovery_attempts = 20000;
-  unsigned z3_timeout_ms = 2000;
+  // Z3's resource limit per check (deterministic), and a time limit that only guards against
+  // the pathological.
+  unsigned z3_rlimit = 2000000;
+  unsigned z3_timeout_ms = 10000;
   std::uint64_t seed = 1;
 };
 
