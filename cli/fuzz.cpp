@@ -313,11 +313,10 @@ class FuzzRun {
         if (fresh) {
           announce(bucket, index);
           if (args_.reduce) {
-            for (const auto& [name, stored] : campaign_.buckets()) {
-              if (stored.signature != finding.signature) continue;
-              to_reduce.emplace_back(finding,
-                                     campaign_.dir() / "bugs" / name / corpus::case_name(index));
-            }
+            const std::string name =
+                corpus::bucket_name(bucket.signature, bucket.symptom, bucket.backend, bucket.op);
+            to_reduce.emplace_back(finding,
+                                   campaign_.dir() / "bugs" / name / corpus::case_name(index));
           }
         }
       }

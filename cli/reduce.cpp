@@ -76,8 +76,7 @@ int run_reduce(const ReduceArgs& args) {
     if (!case_path.has_filename()) case_path = case_path.parent_path();  // "case/"
     const fs::path bucket = case_path.parent_path() / "bucket.json";
     if (fs::exists(bucket) && args.backends.empty()) {
-      const std::string signature =
-          string_member(read_json_object(bucket), bucket.string(), "signature");
+      const std::string signature = read_bucket_file(bucket).signature;
       for (std::size_t k = 0; k < findings.size(); ++k) {
         if (findings[k].signature == signature) index = k;
       }
