@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "weft/error.h"
+#include "weft/ir/subgraph.h"
 
 namespace weft::oracle {
 
@@ -168,30 +169,13 @@ ir::Graph prefix_graph(const ir::Graph& graph, std::size_t last) {
     throw Error("prefix_graph: node " + std::to_string(last) + " of a graph with " +
                 std::to_string(graph.nodes().size()) + " nodes");
   }
-  std::set<ir::ValueId> used;
-  std::set<ir::ValueId> consumed_later;  // by a node of the cut
+  std::vector<bool> used(graph.values().size(), false);  // read by a node of the cut
   for (std::size_t n = 0; n <= last; ++n) {
-    for (ir::ValueId id : graph.nodes()[n].inputs) used.insert(id);
+    for (ir::ValueId id : graph.nodes()[n].inputs) used[static_cast<std::size_t>(id)] = true;
   }
-  ir::Graph cut;
-  std::map<ir::ValueId, ir::ValueId> renamed;
-  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
-    for (ir::ValueId id : graph.leaves(kind)) {
-      if (used.count(id) == 0) continue;
-      const ir::Value& leaf = graph.value(id);
-      renamed[id] = cut.add_leaf(kind, leaf.name, leaf.type);
-    }
-  }
-  for (std::size_t n = 0; n <= last; ++n) {
-    const ir::Node& node = graph.nodes()[n];
-    std::vector<ir::ValueId> inputs;
-    for (ir::ValueId id : node.inputs) inputs.push_back(renamed.at(id));
-    std::vector<ir::TensorType> types;
-    for (ir::ValueId id : node.outputs) types.push_back(graph.type(id));
-    const std::vector<ir::ValueId> outputs =
-        cut.add_node(node.op, inputs, node.attrs, types, node.name);
-    for (std::size_t k = 0; k < outputs.size(); ++k) renamed[node.outputs[k]] = outputs[k];
-  }
+  std::vector<bool> keep_node(graph.nodes().size(), false);
+  std::fill(keep_node.begin(), keep_node.begin() + static_cast<std::ptrdiff_t>(last) + 1, true);
+  ir::Subgraph copy = ir::copy_subgraph(graph, used, keep_node);
   // Every value the rest of the graph observed stays observed: those no node of the cut reads,
   // those a node after the cut reads, and the graph's own outputs. Otherwise a wrong value that
   // a node of the cut hides (a cast to bool, a std that is NaN anyway) would move the
@@ -202,10 +186,12 @@ ir::Graph prefix_graph(const ir::Graph& graph, std::size_t last) {
   }
   for (std::size_t n = 0; n <= last; ++n) {
     for (ir::ValueId id : graph.nodes()[n].outputs) {
-      if (used.count(id) == 0 || observed.count(id) != 0) cut.mark_output(renamed.at(id));
+      if (!used[static_cast<std::size_t>(id)] || observed.count(id) != 0) {
+        copy.graph.mark_output(copy.renamed.at(id));
+      }
     }
   }
-  return cut;
+  return std::move(copy.graph);
 }
 
 Oracle::Oracle(OracleOptions options) : options_(std::move(options)), worker_(options_.worker) {

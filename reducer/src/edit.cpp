@@ -6,6 +6,7 @@
 #include <map>
 
 #include "weft/error.h"
+#include "weft/ir/subgraph.h"
 #include "weft/ir/validate.h"
 
 namespace weft::reduce {
@@ -39,35 +40,18 @@ Case compact(const ir::Graph& graph, const ir::TensorMap& values) {
     for (ir::ValueId id : node.inputs) live[static_cast<std::size_t>(id)] = true;
   }
   Case result;
-  std::map<ir::ValueId, ir::ValueId> renamed;
-  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
-    for (ir::ValueId id : graph.leaves(kind)) {
-      if (!live[static_cast<std::size_t>(id)]) continue;
-      const ir::Value& leaf = graph.value(id);
-      renamed[id] = result.graph.add_leaf(kind, leaf.name, leaf.type);
-      const auto it = values.find(leaf.name);
-      if (it == values.end()) throw Error("reducer: no value for leaf '" + leaf.name + "'");
-      result.values.emplace(leaf.name, it->second);
-    }
+  ir::Subgraph copy = ir::copy_subgraph(graph, live, live_node);
+  for (const auto& [old_id, new_id] : copy.renamed) {
+    if (!graph.leaf_kind(old_id)) continue;
+    const std::string& name = graph.value(old_id).name;
+    const auto it = values.find(name);
+    if (it == values.end()) throw Error("reducer: no value for leaf '" + name + "'");
+    result.values.emplace(name, it->second);
   }
-  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
-    if (!live_node[n]) continue;
-    const ir::Node& node = graph.nodes()[n];
-    std::vector<ir::ValueId> inputs;
-    for (ir::ValueId id : node.inputs) inputs.push_back(renamed.at(id));
-    std::vector<ir::TensorType> types;
-    for (ir::ValueId id : node.outputs) types.push_back(graph.type(id));
-    const std::vector<ir::ValueId> outputs =
-        result.graph.add_node(node.op, inputs, node.attrs, types, node.name);
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-      renamed[node.outputs[k]] = outputs[k];
-      result.graph.mutable_values()[static_cast<std::size_t>(outputs[k])].name =
-          graph.value(node.outputs[k]).name;
-    }
-  }
+  result.graph = std::move(copy.graph);
   std::set<ir::ValueId> marked;
   for (ir::ValueId id : graph.outputs()) {
-    const ir::ValueId mapped = renamed.at(id);
+    const ir::ValueId mapped = copy.renamed.at(id);
     if (marked.insert(mapped).second) result.graph.mark_output(mapped);
   }
   return result;
