@@ -62,9 +62,13 @@ std::optional<ir::AttrValue> plainer(const ir::Node& node, const std::string& na
   return std::nullopt;
 }
 
-// Attributes that are plainer when absent (their defaults).
-bool plainer_absent(const std::string& name) {
-  return name == "negative_slope" || name == "rounding_mode" || name == "alpha";
+// Whether leaving attribute `name` out makes `node` plainer: the op's schema makes it optional
+// and it holds something else than the schema's default (none, for one without a default).
+bool plainer_absent(const ir::Node& node, const std::string& name) {
+  const ir::AttrValue* value = node.attrs.find(name);
+  const ir::AttrSpec* spec = ir::schema(node.op).find_attr(name);
+  if (value == nullptr || spec == nullptr || spec->required) return false;
+  return !spec->default_value || !(*spec->default_value == *value);
 }
 
 }  // namespace
@@ -101,14 +105,10 @@ bool attributes_pass(State& state, Evaluator& evaluator) {
       const ir::Node& node = graph.nodes()[n];
       const ir::Attributes attrs = ir::with_defaults(node.op, node.attrs);
       for (const auto& [name, value] : attrs) {
-        std::optional<ir::AttrValue> simpler;
-        bool erase = false;
-        if (plainer_absent(name) && node.attrs.has(name)) {
-          erase = true;
-        } else {
-          simpler = plainer(node, name, value);
-          if (!simpler || *simpler == value) continue;
-        }
+        // A plainer value where one is known, else the schema's default.
+        const std::optional<ir::AttrValue> simpler = plainer(node, name, value);
+        const bool erase = !simpler && plainer_absent(node, name);
+        if (simpler ? *simpler == value : !erase) continue;
         const std::string attr_name = name;
         auto c = edited(s.current, [&](Case& x) {
           ir::Attributes& target = x.graph.mutable_nodes()[n].attrs;
