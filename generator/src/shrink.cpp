@@ -30,6 +30,7 @@ struct NodeChoices {
   std::vector<int> node_input;  // per binding: index into node.inputs, -1 when absent
   std::unique_ptr<std::mt19937_64> rng;
   std::unique_ptr<Draws> draws;
+  std::map<std::string, std::int64_t> held;  // the node's integer attributes, by unknown name
   std::map<std::string, z3::expr> unknowns;  // the encoded rule's, by their names in the rule
 };
 
@@ -188,6 +189,7 @@ std::optional<NodeChoices> recover(const ir::Graph& graph, const ir::Node& node,
     choices.node_input = layout;
     choices.rng = std::move(rng);
     choices.draws = std::move(draws);
+    choices.held = pinned;
     return choices;
   }
   return std::nullopt;
@@ -292,10 +294,9 @@ class ShapeProblem {
     // Attributes stay; the rule's other unknowns (an expand's new sizes, a divisor) may only
     // shrink, so that no intermediate value grows.
     std::vector<z3::expr> constraints = encoder.constraints();
-    const std::map<std::string, std::int64_t> held = integer_attributes(node.attrs);
     for (const auto& [name, unknown] : encoder.unknowns()) {
-      const auto found = held.find(name);
-      if (found != held.end()) {
+      const auto found = c->held.find(name);
+      if (found != c->held.end()) {
         constraints.push_back(unknown == literal(found->second));
       } else if (const std::optional<std::int64_t> was = c->draws->known_integer(name)) {
         constraints.push_back(unknown <= literal(*was));
