@@ -120,8 +120,9 @@ std::string repro_for(const ir::Graph& graph, const ir::TensorMap& values,
 }
 
 struct Totals {
-  std::uint64_t cases = 0;  // judged in this run
-  std::uint64_t bugs = 0;   // findings
+  std::uint64_t cases = 0;        // judged in this run
+  std::uint64_t bugs = 0;         // findings
+  std::uint64_t unsupported = 0;  // cases eager refused for want of a kernel (capability gaps)
   std::map<std::string, std::uint64_t> by_symptom;
   std::map<std::string, std::uint64_t> ops;
   double generate = 0, execute = 0, judge = 0, localize = 0, io = 0, reduce = 0;
@@ -294,6 +295,14 @@ class FuzzRun {
     for (const ir::Node& node : generated.graph.nodes())
       ++totals_.ops[std::string(ir::op_name(node.op))];
     ++totals_.cases;
+    bool gap_seen = false;
+    for (const oracle::Unsupported& gap : report.verdict.unsupported) {
+      ++totals_.unsupported;
+      corpus::Gap entry{gap.signature,           gap.backend, gap.op, gap.dtypes, gap.message, 1,
+                        corpus::case_name(index)};
+      gap_seen = campaign_.record_gap(entry) || gap_seen;
+    }
+    if (gap_seen) campaign_.save_progress();  // a new gap is written at once
     if (report.verdict.bug()) {
       const corpus::TestCase test_case{generated.graph, generated.values.values};
       const nlohmann::json verdict = oracle::verdict_to_json(report.verdict);
@@ -305,6 +314,7 @@ class FuzzRun {
         bucket.symptom = std::string(oracle::symptom_name(finding.symptom));
         bucket.backend = finding.backend;
         bucket.op = finding.op;
+        if (!finding.op.empty()) bucket.ops = {finding.op};
         bucket.message = finding.message;
         bucket.first_found = campaign_seconds();
         const bool fresh = campaign_.record(
@@ -390,10 +400,10 @@ class FuzzRun {
     std::string left;
     if (args_.time > 0) left = fmt::format(", {:.0f} s left", std::max(0.0, args_.time - elapsed));
     const std::string line =
-        fmt::format("[{:6.1f} s] {} cases ({:.1f}/s), {} buckets, {} bugs{}{}{}", elapsed,
-                    campaign_.progress().cases, rate, campaign_.buckets().size(), totals_.bugs,
-                    symptoms.empty() ? "" : " (" + symptoms + ")", left,
-                    g_signals.load() > 0 ? ", stopping" : "");
+        fmt::format("[{:6.1f} s] {} cases ({:.1f}/s), {} buckets, {} bugs{}, {} unsupported{}{}",
+                    elapsed, campaign_.progress().cases, rate, campaign_.buckets().size(),
+                    totals_.bugs, symptoms.empty() ? "" : " (" + symptoms + ")",
+                    totals_.unsupported, left, g_signals.load() > 0 ? ", stopping" : "");
     if (redraw) {
       std::cerr << "\r\033[K" << line << std::flush;
     } else {
@@ -410,6 +420,8 @@ class FuzzRun {
     line["buckets"] = campaign_.buckets().size();
     line["bugs"] = totals_.bugs;
     line["by_symptom"] = totals_.by_symptom;
+    line["unsupported"] = totals_.unsupported;
+    line["capability_gaps"] = campaign_.gaps().size();
     line["worker_restarts"] = totals_.worker_starts;
     line["ops"] = totals_.ops;
     line["phases"] = {
@@ -432,6 +444,20 @@ class FuzzRun {
             ? fmt::format(", reduction {:.0f}% ({} cases)", share(totals_.reduce), totals_.reduced)
             : std::string());
     if (!failure_.empty()) std::cout << "stopped by an error: " << failure_ << "\n";
+    if (!campaign_.gaps().empty()) {
+      std::cout << fmt::format(
+          "capability gaps (not bugs: eager refused what the engine ran), "
+          "in {}/unsupported.json:\n",
+          campaign_.dir().string());
+      for (const auto& [signature, gap] : campaign_.gaps()) {
+        std::string dtypes;
+        for (const std::string& d : gap.dtypes) dtypes += (dtypes.empty() ? "" : ",") + d;
+        std::string message = gap.message;
+        if (message.size() > 80) message = message.substr(0, 77) + "...";
+        std::cout << fmt::format("  {:<20} {:<16} {:>6}  {}\n", gap.op.empty() ? "?" : gap.op,
+                                 dtypes, gap.count, message);
+      }
+    }
     if (campaign_.buckets().empty()) {
       std::cout << "no bugs found\n";
       return;
@@ -445,8 +471,12 @@ class FuzzRun {
                              "count", "reduced", "first case");
     for (const corpus::Bucket* b : buckets) {
       const std::string reduced = reduction_text(campaign_.dir() / "bugs" / b->name, b->cases);
+      std::string ops;
+      for (const std::string& op : b->ops) ops += (ops.empty() ? "" : ",") + op;
+      if (ops.empty()) ops = b->op.empty() ? "?" : b->op;
+      if (ops.size() > 20) ops = ops.substr(0, 17) + "...";
       std::cout << fmt::format("{:<20} {:<26} {:<20} {:>6}  {:<14} bugs/{}/{}\n", b->symptom,
-                               b->backend, b->op.empty() ? "?" : b->op, b->count, reduced, b->name,
+                               b->backend, ops, b->count, reduced, b->name,
                                b->cases.empty() ? std::string("-") : b->cases.front());
     }
   }

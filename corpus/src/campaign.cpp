@@ -86,7 +86,13 @@ std::string bucket_name(const std::string& signature, const std::string& symptom
   }
   char hex[9];
   std::snprintf(hex, sizeof hex, "%08x", hash);
-  std::string name = symptom + "-" + backend + "-" + (op.empty() ? "unlocalized" : op) + "-" + hex;
+  // A signature that leaves the op out (a message is the root cause wherever it happened)
+  // names no op: its bucket holds every op that showed it.
+  std::string named = op.empty() ? "unlocalized" : op;
+  const std::size_t first = signature.find('|');
+  const std::size_t second = first == std::string::npos ? first : signature.find('|', first + 1);
+  if (second != std::string::npos && signature.compare(second, 2, "||") == 0) named = "any-op";
+  std::string name = symptom + "-" + backend + "-" + named + "-" + hex;
   for (char& c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '_' || c == '.' || c == '-';
@@ -106,6 +112,7 @@ nlohmann::json bucket_to_json(const Bucket& bucket) {
           {"symptom", bucket.symptom},
           {"backend", bucket.backend},
           {"op", bucket.op},
+          {"ops", bucket.ops},
           {"message", bucket.message},
           {"count", bucket.count},
           {"first_case", bucket.cases.empty() ? std::string() : bucket.cases.front()},
@@ -119,11 +126,49 @@ Bucket bucket_from_json(const nlohmann::json& document, const std::string& sourc
   bucket.symptom = field<std::string>(document, "symptom", source);
   bucket.backend = field<std::string>(document, "backend", source);
   bucket.op = field<std::string>(document, "op", source);
+  if (document.is_object() && document.contains("ops")) {
+    bucket.ops = field<std::vector<std::string>>(document, "ops", source);
+  } else if (!bucket.op.empty()) {
+    bucket.ops = {bucket.op};  // written before buckets listed their ops
+  }
   bucket.message = field<std::string>(document, "message", source);
   bucket.count = field<std::uint64_t>(document, "count", source);
   bucket.cases = field<std::vector<std::string>>(document, "cases", source);
   bucket.first_found = field<double>(document, "first_found", source);
   return bucket;
+}
+
+nlohmann::json gaps_to_json(const std::map<std::string, Gap>& gaps) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [signature, gap] : gaps) {
+    list.push_back({{"signature", gap.signature},
+                    {"backend", gap.backend},
+                    {"op", gap.op},
+                    {"dtypes", gap.dtypes},
+                    {"message", gap.message},
+                    {"count", gap.count},
+                    {"first_case", gap.first_case}});
+  }
+  return list;
+}
+
+std::map<std::string, Gap> gaps_from_json(const nlohmann::json& document,
+                                          const std::string& source) {
+  if (!document.is_array()) throw FormatError(source, "", "expected an array of gaps");
+  std::map<std::string, Gap> gaps;
+  for (std::size_t i = 0; i < document.size(); ++i) {
+    const std::string at = source + " entry " + std::to_string(i);
+    Gap gap;
+    gap.signature = field<std::string>(document[i], "signature", at);
+    gap.backend = field<std::string>(document[i], "backend", at);
+    gap.op = field<std::string>(document[i], "op", at);
+    gap.dtypes = field<std::vector<std::string>>(document[i], "dtypes", at);
+    gap.message = field<std::string>(document[i], "message", at);
+    gap.count = field<std::uint64_t>(document[i], "count", at);
+    gap.first_case = field<std::string>(document[i], "first_case", at);
+    gaps[gap.signature] = std::move(gap);
+  }
+  return gaps;
 }
 
 bool Progress::done(std::uint64_t index) const {
@@ -190,7 +235,25 @@ Campaign Campaign::open(const fs::path& dir) {
     }
   }
   if (fs::exists(dir / "stats.jsonl")) campaign.stats_text_ = read_text(dir / "stats.jsonl");
+  const fs::path gaps = dir / "unsupported.json";
+  if (fs::exists(gaps)) campaign.gaps_ = gaps_from_json(read_json(gaps), gaps.string());
   return campaign;
+}
+
+bool Campaign::record_gap(const Gap& gap) {
+  auto it = gaps_.find(gap.signature);
+  if (it == gaps_.end()) {
+    Gap fresh = gap;
+    fresh.count = 1;
+    gaps_.emplace(gap.signature, std::move(fresh));
+    return true;
+  }
+  ++it->second.count;
+  if (!gap.first_case.empty() && gap.first_case < it->second.first_case) {
+    it->second.first_case = gap.first_case;
+    it->second.dtypes = gap.dtypes;
+  }
+  return false;
 }
 
 bool Campaign::record(const Bucket& finding, const std::string& case_dir_name,
@@ -205,6 +268,12 @@ bool Campaign::record(const Bucket& finding, const std::string& case_dir_name,
   const bool stored =
       std::find(bucket.cases.begin(), bucket.cases.end(), case_dir_name) != bucket.cases.end();
   if (stored) return false;  // a resumed campaign judging a case again
+  for (const std::string& op :
+       finding.ops.empty() ? std::vector<std::string>{finding.op} : finding.ops) {
+    if (!op.empty() && std::find(bucket.ops.begin(), bucket.ops.end(), op) == bucket.ops.end()) {
+      bucket.ops.push_back(op);
+    }
+  }
   ++bucket.count;
   if (fresh) bucket.count = 1;
   const fs::path bucket_dir = dir_ / "bugs" / name;
@@ -240,6 +309,7 @@ void Campaign::mark_done(std::uint64_t index, double elapsed) {
 }
 
 void Campaign::save_progress() {
+  if (!gaps_.empty()) write_json(dir_ / "unsupported.json", gaps_to_json(gaps_));
   write_json(dir_ / "progress.json", progress_to_json(progress_));
 }
 

@@ -4,7 +4,9 @@
 // The rule, per output or gradient tensor T and element i, with r = the reference (float64),
 // e = the float32 engine, b = the path judged, F = JudgeOptions::error_factor, eps = float32
 // epsilon, compared in float64:
-//   d_i = |e_i - r_i|            the honest float32 error at i
+//   d_i = max(|e_i - r_i|, m_i)  the honest float32 error at i: the float32 engine's, or the
+//                                largest of the rounding model's runs (m_i, weft/oracle/
+//                                rounding.h: Monte Carlo arithmetic and moved decisions)
 //   D   = upper quartile of d    the typical honest error in T: where e happens to round
 //                                exactly, another honest order of operations need not; a
 //                                quantile, not the maximum, so that one discrete decision
@@ -20,8 +22,10 @@
 //                                every floating result is exactly zero)
 //   tol_i = F * (d_i + D) + F * eps * (|r_i| + S + G)
 //   b_i is accepted when |b_i - r_i| <= tol_i or |b_i - e_i| <= tol_i.
-// Elements where r or e is not finite are skipped. Integer and bool tensors compare exactly,
-// except that where e and r differ (a tie or a rounding flip) both values are accepted.
+// D leaves out the decision runs: a flipped decision widens the elements it reaches, not the
+// whole tensor. Elements where r, e or a model run is not finite are skipped. Integer and bool
+// tensors compare exactly, except that a value the float32 engine or a model run took there
+// (a tie or a rounding flip) is accepted too.
 // Without an engine result (or one of another shape) d and D are zero: the floor alone.
 //
 // The float32 engine passes that rule by construction, so it is judged on a generous bound:
@@ -92,8 +96,35 @@ bool is_word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
 
-// Numbers → N, quoted names → '?', bracketed lists → [N], node labels removed, whitespace
-// collapsed, at most 120 characters.
+// Whole words that name a dtype (LibTorch's "Float", "Long", PyTorch's "float32", ...) become
+// <dtype> and words that name an op of the IR or an aten op become <op>: one missing kernel or
+// one broken pass is one message whichever dtype or op it met.
+std::string without_dtype_and_op_names(const std::string& text) {
+  static const std::regex aten(R"(\b(aten|prim|mkldnn)::[A-Za-z0-9_.]+)");
+  static const std::regex dtype(
+      R"(\b(Float|Double|Long|Int|Short|Char|Byte|Bool|Half|BFloat16|ComplexFloat|ComplexDouble|)"
+      R"(float16|float32|float64|bfloat16|int8|int16|int32|int64|uint8|bool|float|double|long|)"
+      R"(int|half)\b)");
+  std::string out = std::regex_replace(text, aten, "<op>");
+  out = std::regex_replace(out, dtype, "<dtype>");
+  std::string result;
+  std::size_t i = 0;
+  while (i < out.size()) {
+    if (!is_word_char(out[i]) || (i > 0 && is_word_char(out[i - 1]))) {
+      result += out[i++];
+      continue;
+    }
+    std::size_t j = i;
+    while (j < out.size() && is_word_char(out[j])) ++j;
+    const std::string word = out.substr(i, j - i);
+    result += ir::op_from_name(word) ? std::string("<op>") : word;
+    i = j;
+  }
+  return result;
+}
+
+// Numbers → N, quoted names → '?', bracketed lists → [N], node labels removed, dtype and op
+// names → <dtype>/<op>, whitespace collapsed, at most 120 characters.
 std::string normalize_message(const std::string& message) {
   static const std::regex label(R"(node \d+(?: '[^']*')? \([A-Za-z0-9_]+\):?)");
   const std::string text = std::regex_replace(message, label, "");
@@ -141,6 +172,7 @@ std::string normalize_message(const std::string& message) {
   while (!out.empty() && out.back() == ' ') out.pop_back();
   const std::size_t start = out.find_first_not_of(" :");
   out = start == std::string::npos ? std::string() : out.substr(start);
+  out = without_dtype_and_op_names(out);
   if (out.size() > 120) out.resize(120);
   return out;
 }
@@ -156,19 +188,35 @@ struct Item {
   std::optional<Dtype> declared;  // the dtype a path must return (not checked for the reference)
   std::vector<double> r;
   std::vector<double> e;  // empty without an honest float32 value
-  double scale = 0;       // S
-  double honest = 0;      // D: the upper quartile of |e - r|
-  double case_scale = 0;  // G: the largest S of every output and gradient
+  std::vector<double> m;  // the rounding model's largest distance; empty without a model
+  std::vector<std::vector<double>> runs;  // integer items: every model run's values
+  double scale = 0;                       // S
+  double honest = 0;                      // D: the upper quartile of |e - r|
+  double case_scale = 0;                  // G: the largest S of every output and gradient
 };
 
-double tolerance(const Item& item, std::size_t i, double factor) {
+double honest_error(const Item& item, std::size_t i) {
   const double d = item.e.empty() ? 0.0 : std::abs(item.e[i] - item.r[i]);
-  return factor * (d + item.honest) +
+  return item.m.empty() ? d : std::max(d, item.m[i]);
+}
+
+double tolerance(const Item& item, std::size_t i, double factor) {
+  return factor * (honest_error(item, i) + item.honest) +
          factor * kEps32 * (std::abs(item.r[i]) + item.scale + item.case_scale);
 }
 
 bool skipped(const Item& item, std::size_t i) {
-  return !std::isfinite(item.r[i]) || (!item.e.empty() && !std::isfinite(item.e[i]));
+  return !std::isfinite(item.r[i]) || (!item.e.empty() && !std::isfinite(item.e[i])) ||
+         (!item.m.empty() && !std::isfinite(item.m[i]));
+}
+
+// An integer element's value that an honest run took: the reference's, the float32 engine's,
+// or a rounding model run's.
+bool honest_integer(const Item& item, std::size_t i, double value) {
+  if (value == item.r[i] || (!item.e.empty() && value == item.e[i])) return true;
+  return std::any_of(item.runs.begin(), item.runs.end(), [&](const std::vector<double>& run) {
+    return i < run.size() && run[i] == value;
+  });
 }
 
 const Tensor* find_tensor(const CallResult& call, const Item& item) {
@@ -179,8 +227,11 @@ const Tensor* find_tensor(const CallResult& call, const Item& item) {
 }
 
 struct Problem {
+  Problem(Symptom symptom, std::string message, std::optional<int> call = std::nullopt)
+      : symptom(symptom), message(std::move(message)), call(call) {}
   Symptom symptom;
   std::string message;
+  std::optional<int> call;  // a call after the first that switched to wrong values
 };
 
 struct Errors {
@@ -224,9 +275,8 @@ std::optional<Problem> compare(const Item& item, const Tensor& tensor, bool chec
       ratio = distance / tolerance(item, i, factor);
       errors.ratio = std::max(errors.ratio, ratio);
     } else {
-      const bool ok =
-          b[i] == item.r[i] || (!item.e.empty() && b[i] == item.e[i]) ||
-          (!item.gradient && options.accept_tie && options.accept_tie(item.output, i, b[i]));
+      const bool ok = honest_integer(item, i, b[i]) || (!item.gradient && options.accept_tie &&
+                                                        options.accept_tie(item.output, i, b[i]));
       ratio = ok ? 0 : std::numeric_limits<double>::infinity();
     }
     if (ratio > worst_ratio) {
@@ -257,11 +307,12 @@ std::optional<std::string> differs(const Item& item, const Tensor& first, const 
                                    const JudgeOptions& options) {
   // Two calls that pick different but equally valid answers to a tie do not disagree.
   const auto valid_tie = [&](std::size_t i, double v) {
-    return !item.gradient && options.accept_tie && options.accept_tie(item.output, i, v);
+    return honest_integer(item, i, v) ||
+           (!item.gradient && options.accept_tie && options.accept_tie(item.output, i, v));
   };
   if (first.sizes() != later.sizes() || first.dtype() != later.dtype()) {
     return item.what + " has shape " + shape_text(later.sizes()) + " " + dtype_name(later.dtype()) +
-           ", the first call " + shape_text(first.sizes()) + " " + dtype_name(first.dtype());
+           ", the call before " + shape_text(first.sizes()) + " " + dtype_name(first.dtype());
   }
   if (first.sizes() != item.shape) return std::nullopt;  // reported as a shape mismatch
   const std::vector<double> a = first.to_vector<double>();
@@ -275,7 +326,7 @@ std::optional<std::string> differs(const Item& item, const Tensor& first, const 
       if (finite && std::abs(a[i] - b[i]) <= tolerance(item, i, factor)) continue;
     }
     return item.what + " " + shape_text(item.shape) + ": " + number_text(b[i]) + " at element " +
-           std::to_string(i) + ", the first call gave " + number_text(a[i]);
+           std::to_string(i) + ", the call before gave " + number_text(a[i]);
   }
   return std::nullopt;
 }
@@ -322,8 +373,31 @@ std::optional<Dtype> leaf_dtype(const ir::Graph& graph, const std::string& name)
   return std::nullopt;
 }
 
+// The rounding model's runs for `item`: m (every run's distance) and, returned, the Monte Carlo
+// runs' distance alone; integer items keep every run's values.
+std::vector<double> add_model(Item& item, const RoundingModel& model) {
+  std::vector<double> monte_carlo(item.r.size(), 0.0);
+  item.m.assign(item.r.size(), 0.0);
+  for (std::size_t k = 0; k < model.runs.size(); ++k) {
+    const Tensor* t = find_tensor(model.runs[k], item);
+    if (!t || !t->defined() || t->sizes() != item.shape) continue;
+    const std::vector<double> x = t->to_vector<double>();
+    if (!item.floating) item.runs.push_back(x);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      double d = std::abs(x[i] - item.r[i]);
+      if (std::isnan(d)) d = std::numeric_limits<double>::infinity();
+      if (!std::isfinite(item.r[i])) d = 0;  // skipped anyway
+      if (!item.floating) d = 0;             // integers: the values themselves count
+      item.m[i] = std::max(item.m[i], d);
+      if (static_cast<int>(k) < model.monte_carlo_runs)
+        monte_carlo[i] = std::max(monte_carlo[i], d);
+    }
+  }
+  return monte_carlo;
+}
+
 std::vector<Item> reference_items(const ir::Graph& graph, const CallResult& ref,
-                                  const CallResult* engine) {
+                                  const CallResult* engine, const RoundingModel* model) {
   std::vector<Item> items;
   for (std::size_t k = 0; k < ref.outputs.size(); ++k) {
     Item item;
@@ -352,11 +426,16 @@ std::vector<Item> reference_items(const ir::Graph& graph, const CallResult& ref,
     if (e && e->defined() && e->sizes() == item.shape && e->is_floating_point() == item.floating) {
       item.e = e->to_vector<double>();
     }
+    std::vector<double> monte_carlo;
+    if (model && !model->empty()) monte_carlo = add_model(item, *model);
     std::vector<double> honest;
     for (std::size_t i = 0; i < item.r.size(); ++i) {
       if (skipped(item, i)) continue;
       item.scale = std::max(item.scale, std::abs(item.r[i]));
-      if (!item.e.empty()) honest.push_back(std::abs(item.e[i] - item.r[i]));
+      const double d = item.e.empty() ? 0.0 : std::abs(item.e[i] - item.r[i]);
+      if (!item.e.empty() || !monte_carlo.empty()) {
+        honest.push_back(monte_carlo.empty() ? d : std::max(d, monte_carlo[i]));
+      }
     }
     if (!honest.empty()) {
       auto quartile = honest.begin() + static_cast<std::ptrdiff_t>(3 * (honest.size() - 1) / 4);
@@ -381,7 +460,7 @@ std::vector<Item> reference_items(const ir::Graph& graph, const CallResult& ref,
 }
 
 Finding make_finding(Symptom symptom, const std::string& backend, const std::string& message) {
-  Finding finding{symptom, backend, message, std::nullopt, {}, {}};
+  Finding finding{symptom, backend, message, std::nullopt, {}, {}, std::nullopt, {}};
   if (auto node = node_from_message(message)) {
     finding.node = node->first;
     finding.op = node->second;
@@ -389,16 +468,29 @@ Finding make_finding(Symptom symptom, const std::string& backend, const std::str
   return finding;
 }
 
-// The value symptom of one path over all its calls, or nullopt when it agrees.
+// Paths whose first call may run another graph than the later ones: TorchScript's profiling
+// run, compilers that specialize after warm-up. Eager paths and the engine run one graph.
+bool has_warm_up(const std::string& backend) {
+  return backend != "torch" && backend != "python" && backend != kEngineBackend &&
+         backend != kReferenceBackend && backend.rfind("fault:", 0) != 0;
+}
+
+// The value symptom of one path over all its calls, or nullopt when it agrees. Wrong values
+// from a later call on, after a first call that was right, are a wrong output (or gradient)
+// "at call N" when the calls after the switch agree with each other (a warm-up switched to a
+// wrong graph); nondeterminism is left for calls that disagree with no warm-up to explain it.
 std::optional<Problem> judge_values(const BackendResult& result, const std::vector<Item>& items,
                                     bool reference, bool reference_finite, double factor,
                                     const JudgeOptions& options, Errors& errors) {
-  std::optional<Problem> shape, nan, wrong_first, later;
+  std::optional<Problem> shape, nan, unstable;
+  std::vector<std::optional<Problem>> wrong(result.calls.size());
+  const bool warm_up = has_warm_up(result.backend);
   for (std::size_t c = 0; c < result.calls.size(); ++c) {
     const CallResult& call = result.calls[c];
     const std::string prefix = c == 0 ? "" : "call " + std::to_string(c) + ": ";
     auto note = [&](std::optional<Problem>& slot, Symptom symptom, const std::string& message) {
-      if (!slot) slot = Problem{symptom, prefix + message};
+      if (!slot) slot = Problem{symptom, prefix + message, std::nullopt};
+      if (c > 0 && !slot->call) slot->call = static_cast<int>(c);
     };
     std::size_t expected_outputs = 0;
     for (const Item& item : items) expected_outputs += item.gradient ? 0 : 1;
@@ -423,24 +515,27 @@ std::optional<Problem> judge_values(const BackendResult& result, const std::vect
             note(shape, problem->symptom, problem->message);
           } else if (problem->symptom == Symptom::NanInfMismatch) {
             note(nan, problem->symptom, problem->message);
-          } else if (c == 0) {
-            if (!wrong_first || (wrong_first->symptom == Symptom::WrongGradient &&
-                                 problem->symptom == Symptom::WrongOutput)) {
-              wrong_first = Problem{problem->symptom, problem->message};
-            }
-          } else {
-            note(later, Symptom::Nondeterminism, problem->message);
+          } else if (!wrong[c] || (wrong[c]->symptom == Symptom::WrongGradient &&
+                                   problem->symptom == Symptom::WrongOutput)) {
+            wrong[c] = Problem{problem->symptom, prefix + problem->message, std::nullopt};
+            if (c > 0) wrong[c]->call = static_cast<int>(c);
           }
         }
         errors.abs = std::max(errors.abs, seen.abs);
         errors.rel = std::max(errors.rel, seen.rel);
         errors.ratio = std::max(errors.ratio, seen.ratio);
       }
-      if (c > 0) {
-        const Tensor* first = find_tensor(result.calls[0], item);
-        if (first && first->defined() && tensor->defined()) {
-          if (auto message = differs(item, *first, *tensor, reference_finite, factor, options)) {
-            note(later, Symptom::Nondeterminism, *message);
+      // Each call against the one before it: a warm-up path may switch once, after call 0.
+      if (c > 0 && !(c == 1 && warm_up)) {
+        const Tensor* previous = find_tensor(result.calls[c - 1], item);
+        if (previous && previous->defined() && tensor->defined()) {
+          if (auto message = differs(item, *previous, *tensor, reference_finite, factor, options)) {
+            if (!unstable) {
+              unstable = Problem{Symptom::Nondeterminism,
+                                 "call " + std::to_string(c) + " differs from call " +
+                                     std::to_string(c - 1) + ": " + *message,
+                                 std::nullopt};
+            }
           }
         }
       }
@@ -448,10 +543,10 @@ std::optional<Problem> judge_values(const BackendResult& result, const std::vect
   }
   if (shape) return shape;
   if (nan) return nan;
-  if (wrong_first) return wrong_first;
-  if (later) {
-    later->message = "differs from its first call: " + later->message;
-    return later;
+  if (!wrong.empty() && wrong[0]) return wrong[0];
+  if (unstable) return unstable;
+  for (const std::optional<Problem>& problem : wrong) {
+    if (problem) return problem;
   }
   return std::nullopt;
 }
@@ -536,7 +631,72 @@ std::optional<Problem> judge_engine(const ir::Graph& graph,
   return std::nullopt;
 }
 
+// Eager refusing a case the reference ran, for want of a kernel: a capability gap, recorded
+// apart. Other paths of the same PyTorch that refuse it with the same message share the gap.
+void separate_capability_gaps(const ir::Graph& graph, const std::vector<BackendResult>& results,
+                              std::map<std::string, Finding>& found, Verdict& verdict) {
+  for (const BackendResult& result : results) {
+    if (result.outcome != Outcome::Exception ||
+        eager_backend_of(result.backend) != result.backend ||
+        !is_capability_message(result.message)) {
+      continue;
+    }
+    Unsupported gap;
+    gap.backend = result.backend;
+    gap.message = result.message;
+    if (auto node = node_from_message(result.message)) {
+      gap.op = node->second;
+      if (node->first < graph.nodes().size()) {
+        for (ir::ValueId id : graph.nodes()[node->first].inputs) {
+          gap.dtypes.emplace_back(dtype_name(graph.type(id).dtype));
+        }
+      }
+    }
+    const std::string normalized = normalize_message(result.message);
+    gap.signature = "unsupported|" + gap.backend + "|" + gap.op + "|" + normalized;
+    for (const BackendResult& other : results) {
+      if (other.outcome == Outcome::Exception && eager_backend_of(other.backend) == gap.backend &&
+          normalize_message(other.message) == normalized) {
+        found.erase(other.backend);
+      }
+    }
+    verdict.unsupported.push_back(std::move(gap));
+  }
+}
+
+// A compiled path that fails as its eager path does shows eager's bug, not one of its own.
+void fold_into_eager(std::map<std::string, Finding>& found) {
+  for (auto it = found.begin(); it != found.end();) {
+    const std::string eager = eager_backend_of(it->first);
+    auto root = eager.empty() || eager == it->first ? found.end() : found.find(eager);
+    const bool same =
+        root != found.end() && root->second.symptom == it->second.symptom &&
+        (it->second.symptom != Symptom::ExceptionMismatch ||
+         normalize_message(root->second.message) == normalize_message(it->second.message));
+    if (!same) {
+      ++it;
+      continue;
+    }
+    root->second.also.push_back(it->first);
+    it = found.erase(it);
+  }
+}
+
 }  // namespace
+
+bool is_capability_message(const std::string& message) {
+  static const std::regex gap(
+      R"(not implemented for|is not implemented|not supported|[Uu]nsupported|does not support|)"
+      R"(only supports|no kernel|Could not run '[^']*' with arguments from the|)"
+      R"(out of range for tensor of size \[0\])");
+  return std::regex_search(message, gap);
+}
+
+std::string eager_backend_of(const std::string& backend) {
+  if (backend == kReferenceBackend || backend == kEngineBackend || backend.rfind("fault:", 0) == 0)
+    return {};
+  return "torch";
+}
 
 std::string_view symptom_name(Symptom symptom) {
   switch (symptom) {
@@ -579,10 +739,13 @@ std::string make_signature(const Finding& finding) {
       break;
     case Symptom::ExceptionMismatch:
     case Symptom::ShapeMismatch:
-      detail = normalize_message(finding.message);
-      break;
+      // The message is the root cause, whichever op it happened at.
+      return std::string(symptom_name(finding.symptom)) + "|" + finding.backend + "||" +
+             normalize_message(finding.message);
     default:
-      break;  // values and time: symptom, backend and op are the bug
+      // Values and time: symptom, backend and op are the bug, and the call a warm-up broke.
+      if (finding.call && *finding.call > 0) detail = "call " + std::to_string(*finding.call);
+      break;
   }
   return std::string(symptom_name(finding.symptom)) + "|" + finding.backend + "|" + finding.op +
          "|" + detail;
@@ -610,10 +773,13 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
 
   // Per backend, the first symptom found of the highest precedence.
   std::map<std::string, Finding> found;
-  auto report = [&](Symptom symptom, const std::string& backend, const std::string& message) {
+  auto report = [&](Symptom symptom, const std::string& backend, const std::string& message,
+                    std::optional<int> call = std::nullopt) {
     auto it = found.find(backend);
     if (it != found.end() && it->second.symptom <= symptom) return;
-    found.insert_or_assign(backend, make_finding(symptom, backend, message));
+    Finding finding = make_finding(symptom, backend, message);
+    finding.call = call;
+    found.insert_or_assign(backend, std::move(finding));
   };
 
   // Crash, timeout, out of memory: results of their own, whatever the others did.
@@ -655,8 +821,8 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
   if (ref->outcome == Outcome::Ok && !ref->calls.empty()) {
     const bool engine_ran = engine && engine->outcome == Outcome::Ok && !engine->calls.empty();
     verdict.reference_finite = all_finite(*ref) && (!engine_ran || all_finite(*engine));
-    const std::vector<Item> items =
-        reference_items(graph, ref->calls[0], engine_ran ? &engine->calls[0] : nullptr);
+    const std::vector<Item> items = reference_items(
+        graph, ref->calls[0], engine_ran ? &engine->calls[0] : nullptr, options.rounding.get());
     for (std::size_t r = 0; r < results.size(); ++r) {
       const BackendResult& result = results[r];
       if (result.outcome != Outcome::Ok) continue;
@@ -664,7 +830,7 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
       const bool is_reference = &result == ref;
       if (auto problem = judge_values(result, items, is_reference, verdict.reference_finite,
                                       options.error_factor, options, errors)) {
-        report(problem->symptom, result.backend, problem->message);
+        report(problem->symptom, result.backend, problem->message, problem->call);
       }
       if (&result == engine) {
         if (auto problem = judge_engine(graph, results, items, options)) {
@@ -677,6 +843,9 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
     }
   }
 
+  if (ref->outcome == Outcome::Ok) separate_capability_gaps(graph, results, found, verdict);
+  fold_into_eager(found);
+
   // Findings in the order of the results.
   for (std::size_t r = 0; r < results.size(); ++r) {
     auto it = found.find(results[r].backend);
@@ -686,6 +855,14 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
     finding.signature = make_signature(finding);
     verdict.backends[r].agrees = false;
     verdict.findings.push_back(std::move(finding));
+  }
+  // A folded path disagrees with the reference as its eager path does.
+  for (const Finding& finding : verdict.findings) {
+    for (const std::string& also : finding.also) {
+      for (BackendSummary& summary : verdict.backends) {
+        if (summary.backend == also) summary.agrees = false;
+      }
+    }
   }
   return verdict;
 }
@@ -701,8 +878,18 @@ json verdict_to_json(const Verdict& verdict) {
                    {"message", finding.message}};
     if (finding.node) object["node"] = *finding.node;
     object["op"] = finding.op;
+    if (finding.call) object["call"] = *finding.call;
+    if (!finding.also.empty()) object["also"] = finding.also;
     object["signature"] = finding.signature;
     findings.push_back(std::move(object));
+  }
+  json unsupported = json::array();
+  for (const Unsupported& gap : verdict.unsupported) {
+    unsupported.push_back({{"backend", gap.backend},
+                           {"op", gap.op},
+                           {"dtypes", gap.dtypes},
+                           {"message", gap.message},
+                           {"signature", gap.signature}});
   }
   json backends = json::array();
   for (const BackendSummary& summary : verdict.backends) {
@@ -716,6 +903,7 @@ json verdict_to_json(const Verdict& verdict) {
                         {"agrees", summary.agrees}});
   }
   return {{"findings", std::move(findings)},
+          {"unsupported", std::move(unsupported)},
           {"backends", std::move(backends)},
           {"reference_finite", verdict.reference_finite},
           {"note", verdict.note}};
@@ -737,6 +925,12 @@ class VerdictReader {
     const json& backends = array_member(document, "", "backends");
     for (std::size_t i = 0; i < backends.size(); ++i) {
       verdict.backends.push_back(read_summary(backends[i], "/backends/" + std::to_string(i)));
+    }
+    if (document.contains("unsupported")) {
+      const json& gaps = array_member(document, "", "unsupported");
+      for (std::size_t i = 0; i < gaps.size(); ++i) {
+        verdict.unsupported.push_back(read_gap(gaps[i], "/unsupported/" + std::to_string(i)));
+      }
     }
     verdict.reference_finite = boolean(document, "", "reference_finite");
     verdict.note = string(document, "", "note");
@@ -804,8 +998,44 @@ class VerdictReader {
       finding.node = node->get<std::size_t>();
     }
     finding.op = string(object, pointer, "op");
+    auto call = object.find("call");
+    if (call != object.end() && !call->is_null()) {
+      if (!call->is_number_unsigned()) {
+        fail(child(pointer, "call"), "expected a call index, got " + describe(*call));
+      }
+      finding.call = call->get<int>();
+    }
+    if (object.contains("also")) {
+      const json& also = array_member(object, pointer, "also");
+      for (std::size_t i = 0; i < also.size(); ++i) {
+        if (!also[i].is_string()) {
+          fail(child(pointer, "also") + "/" + std::to_string(i),
+               "expected a backend name, got " + describe(also[i]));
+        }
+        finding.also.push_back(also[i].get<std::string>());
+      }
+    }
     finding.signature = string(object, pointer, "signature");
     return finding;
+  }
+
+  Unsupported read_gap(const json& object, const std::string& pointer) const {
+    if (!object.is_object())
+      fail(pointer, "expected an unsupported object, got " + describe(object));
+    Unsupported gap;
+    gap.backend = string(object, pointer, "backend");
+    gap.op = string(object, pointer, "op");
+    const json& dtypes = array_member(object, pointer, "dtypes");
+    for (std::size_t i = 0; i < dtypes.size(); ++i) {
+      if (!dtypes[i].is_string()) {
+        fail(child(pointer, "dtypes") + "/" + std::to_string(i),
+             "expected a dtype name, got " + describe(dtypes[i]));
+      }
+      gap.dtypes.push_back(dtypes[i].get<std::string>());
+    }
+    gap.message = string(object, pointer, "message");
+    gap.signature = string(object, pointer, "signature");
+    return gap;
   }
 
   BackendSummary read_summary(const json& object, const std::string& pointer) const {

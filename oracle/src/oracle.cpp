@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "vjp.h"
 #include "weft/error.h"
 #include "weft/ir/subgraph.h"
 
@@ -38,8 +39,9 @@ ir::TensorMap leaves_of(const ir::Graph& graph, const ir::TensorMap& values) {
 // engine's intermediate values are computed once, on the first question.
 class TieChecker {
  public:
-  TieChecker(const ir::Graph& graph, const ir::TensorMap& values)
-      : graph_(graph), values_(values) {}
+  TieChecker(const ir::Graph& graph, const ir::TensorMap& values,
+             std::shared_ptr<const RoundingModel> rounding)
+      : graph_(graph), values_(values), rounding_(std::move(rounding)) {}
 
   bool operator()(std::size_t output, std::size_t element, double index) {
     if (output >= graph_.outputs().size()) return false;
@@ -81,6 +83,13 @@ class TieChecker {
       const std::vector<double> v32 = inputs32_[input_id].to_vector<double>();
       for (std::size_t j = 0; j < v.size(); ++j) error[j] = std::abs(v32[j] - v[j]);
     }
+    if (rounding_ && input_id < rounding_->value_error.size() &&
+        rounding_->value_error[input_id].size() == v.size()) {
+      const std::vector<double>& honest = rounding_->value_error[input_id];
+      for (std::size_t j = 0; j < v.size(); ++j) {
+        if (std::isfinite(honest[j])) error[j] = std::max(error[j], honest[j]);
+      }
+    }
     const Dtype dtype = graph_.type(node.inputs[0]).dtype;
     const double eps = dtype == Dtype::Float32   ? std::numeric_limits<float>::epsilon()
                        : dtype == Dtype::Float64 ? std::numeric_limits<double>::epsilon()
@@ -119,6 +128,7 @@ class TieChecker {
  private:
   const ir::Graph& graph_;
   const ir::TensorMap& values_;
+  std::shared_ptr<const RoundingModel> rounding_;
   bool computed_ = false;
   std::vector<Tensor> inputs_;    // the reference's (float64) values, by id
   std::vector<Tensor> inputs32_;  // the float32 engine's
@@ -128,11 +138,20 @@ class TieChecker {
 
 JudgeOptions with_tie_rule(JudgeOptions options, const ir::Graph& graph,
                            const ir::TensorMap& values) {
-  auto ties = std::make_shared<TieChecker>(graph, values);
+  auto ties = std::make_shared<TieChecker>(graph, values, options.rounding);
   options.accept_tie = [ties](std::size_t output, std::size_t element, double index) {
     return (*ties)(output, element, index);
   };
   return options;
+}
+
+JudgeOptions with_case_rules(JudgeOptions options, const ir::Graph& graph,
+                             const ir::TensorMap& values, const std::vector<Tensor>& cotangents) {
+  RoundingOptions rounding;
+  rounding.margin = options.error_factor;
+  options.rounding =
+      std::make_shared<const RoundingModel>(model_rounding(graph, values, cotangents, rounding));
+  return with_tie_rule(std::move(options), graph, values);
 }
 
 std::vector<std::string> default_backends() {
@@ -216,7 +235,8 @@ CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& values) {
   report.results = worker_.run_all(options_.backends, graph, values, spec);
   report.backend_runs += static_cast<int>(report.results.size());
   const auto ran = Clock::now();
-  report.verdict = judge(graph, report.results, with_tie_rule(options_.judge, graph, values));
+  report.verdict =
+      judge(graph, report.results, with_case_rules(options_.judge, graph, values, spec.cotangents));
   const auto judged = Clock::now();
   report.run_seconds = seconds(start, ran);
   report.judge_seconds = seconds(ran, judged);
@@ -248,15 +268,59 @@ bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Fi
   }
   const std::vector<BackendResult> results = worker_.run_all(backends, graph, values, spec);
   runs += static_cast<int>(results.size());
-  const Verdict verdict = judge(graph, results, with_tie_rule(options_.judge, graph, values));
+  const Verdict verdict =
+      judge(graph, results, with_case_rules(options_.judge, graph, values, spec.cotangents));
   return std::any_of(verdict.findings.begin(), verdict.findings.end(), [&](const Finding& f) {
     return f.backend == finding.backend && f.symptom == finding.symptom;
   });
 }
 
+std::optional<std::size_t> Oracle::localize_gradient(const ir::Graph& graph,
+                                                     const ir::TensorMap& values,
+                                                     const Finding& finding, int& runs) {
+  const std::optional<VjpGraph> problem =
+      vjp_graph(graph, values, ir::random_cotangents(graph, options_.cotangent_seed));
+  if (!problem) return std::nullopt;
+  RunSpec spec;
+  spec.calls = options_.calls;
+  spec.cotangents = problem->cotangents;
+  std::vector<std::string> backends = {kReferenceBackend, kEngineBackend};
+  if (std::find(backends.begin(), backends.end(), finding.backend) == backends.end()) {
+    backends.push_back(finding.backend);
+  }
+  std::vector<BackendResult> results;
+  try {
+    results = worker_.run_all(backends, problem->graph, problem->values, spec);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  runs += static_cast<int>(results.size());
+  const Verdict verdict =
+      judge(problem->graph, results,
+            with_case_rules(options_.judge, problem->graph, problem->values, spec.cotangents));
+  for (const Finding& f : verdict.findings) {
+    if (f.backend != finding.backend) continue;
+    // Only a gradient of a node's own inputs names the node; anything else (a forward value
+    // of one node alone differing) says nothing about which VJP is wrong.
+    if (f.symptom != Symptom::WrongGradient && f.symptom != Symptom::NanInfMismatch) break;
+    const auto it = problem->node_of_leaf.find(gradient_leaf_of(f.message));
+    if (it != problem->node_of_leaf.end()) return it->second;
+  }
+  return std::nullopt;
+}
+
 void Oracle::localize(const ir::Graph& graph, const ir::TensorMap& values, Finding& finding,
                       double slowest_ok, int& runs) {
   if (graph.nodes().empty()) return;
+  // A gradient finding names the node whose VJP is wrong on the case's own values.
+  if (options_.gradients &&
+      (finding.symptom == Symptom::WrongGradient || (finding.symptom == Symptom::NanInfMismatch &&
+                                                     !gradient_leaf_of(finding.message).empty()))) {
+    if (auto node = localize_gradient(graph, values, finding, runs)) {
+      finding.node = node;
+      return;
+    }
+  }
   // Hangs are bisected under a shorter limit: a prefix either hangs too or runs about as fast
   // as the case's other paths did.
   const double full_limit = worker_.time_limit();

@@ -9,6 +9,7 @@
 
 #include "kernels/copy.h"
 #include "weft/autograd.h"
+#include "weft/autograd/hooks.h"
 #include "weft/error.h"
 #include "weft/ops.h"
 
@@ -17,6 +18,7 @@ namespace weft::autograd {
 namespace {
 std::atomic<std::uint64_t> next_sequence_nr{0};
 thread_local bool grad_mode = true;
+thread_local BackwardHook backward_hook;
 
 // PyTorch's words for a backward through a graph whose saved tensors were already freed.
 constexpr const char* kFreedGraphMessage =
@@ -106,6 +108,14 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grad_outputs) {
     leaf.set_grad(grad_enabled() ? add(current, incoming) : add(current, incoming).detach());
   }
   return {};
+}
+
+// ---- backward hook ----
+BackwardHookGuard::BackwardHookGuard(BackwardHook hook) : previous_(std::move(backward_hook)) {
+  backward_hook = std::move(hook);
+}
+BackwardHookGuard::~BackwardHookGuard() {
+  backward_hook = std::move(previous_);
 }
 
 // ---- grad mode ----
@@ -345,6 +355,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots,
         }
       }
       input_grads = node->apply(std::move(grads));
+      if (backward_hook && !is_leaf_accumulator) backward_hook(node->name(), input_grads);
       if (!retain_graph) node->release_saved();
     }
     for (std::size_t i = 0; i < input_grads.size(); ++i) {

@@ -300,7 +300,7 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
     } catch (const Error& e) {
       throw Error(node_label(graph, n) + ": " + e.what());
     }
-    if (options.after_node) options.after_node(n, outputs);
+    if (options.after_node) options.after_node(n, inputs, outputs);
     if (outputs.size() != node.outputs.size()) {
       throw Error(node_label(graph, n) + ": produced " + std::to_string(outputs.size()) +
                   " outputs, the graph declares " + std::to_string(node.outputs.size()));

@@ -24,6 +24,18 @@ Tensor derivative(const Tensor& x, F f) {
   return kernels::map_floating(x, "derivative", f);
 }
 
+// The incoming gradient where `inside` holds for x, zero elsewhere. PyTorch selects for its 0/1
+// derivatives (clamp, hardtanh) instead of multiplying by a mask, so an infinite or NaN incoming
+// gradient stays out of the elements the op cut off, where inf * 0 would give NaN.
+template <typename P>
+Tensor pass_where(const Tensor& grad, const Tensor& x, P inside) {
+  const Tensor mask = derivative(x, [inside](auto v) {
+    using T = decltype(v);
+    return inside(v) ? T(1) : T(0);
+  });
+  return where(gt(mask, wrapped_scalar(0.0)), grad, zeros_like(grad));
+}
+
 constexpr double kSqrt2 = 1.41421356237309504880;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
@@ -175,13 +187,13 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
     using T = decltype(v);
     return v != v ? v : std::min(std::max(v, T(min_val)), T(max_val));
   });
-  autograd::record_function(
-      "HardtanhBackward0", {x}, {out}, {x}, [min_val, max_val](const Grads& g, const Saved& s) {
-        return Grads{g[0] * derivative(s[0], [min_val, max_val](auto v) {
-                       using T = decltype(v);
-                       return v <= T(min_val) || v >= T(max_val) ? T(0) : T(1);
-                     })};
-      });
+  autograd::record_function("HardtanhBackward0", {x}, {out}, {x},
+                            [min_val, max_val](const Grads& g, const Saved& s) {
+                              return Grads{pass_where(g[0], s[0], [min_val, max_val](auto v) {
+                                using T = decltype(v);
+                                return !(v <= T(min_val) || v >= T(max_val));
+                              })};
+                            });
   return out;
 }
 
@@ -207,14 +219,13 @@ Tensor clamp(const Tensor& x0, std::optional<double> min, std::optional<double> 
       return raised > high ? high : raised;
     });
   });
-  autograd::record_function(
-      "ClampBackward1", {x}, {out}, {x}, [min, max](const Grads& g, const Saved& s) {
-        return Grads{g[0] * derivative(s[0], [min, max](auto v) {
-                       using T = decltype(v);
-                       const bool inside = (!min || v >= T(*min)) && (!max || v <= T(*max));
-                       return inside ? T(1) : T(0);
-                     })};
-      });
+  autograd::record_function("ClampBackward1", {x}, {out}, {x},
+                            [min, max](const Grads& g, const Saved& s) {
+                              return Grads{pass_where(g[0], s[0], [min, max](auto v) {
+                                using T = decltype(v);
+                                return (!min || v >= T(*min)) && (!max || v <= T(*max));
+                              })};
+                            });
   return out;
 }
 

@@ -92,7 +92,8 @@ class FaultBackend final : public Backend {
 
   CallResult call(const std::vector<Tensor>& cotangents) override {
     ir::ExecutionOptions options;
-    options.after_node = [this](std::size_t index, std::vector<Tensor>& outputs) {
+    options.after_node = [this](std::size_t index, const std::vector<Tensor>&,
+                                std::vector<Tensor>& outputs) {
       if (graph_.nodes()[index].op == spec_.op) {
         inject(spec_.kind, ir::node_label(graph_, index), outputs);
       }

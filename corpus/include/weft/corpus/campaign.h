@@ -22,6 +22,7 @@
 //   DIR/bugs/<bucket>/bucket.json
 //                       {"signature": "wrong-output|torchscript-ofi|conv2d|", "symptom":
 //                        "wrong-output", "backend": "torchscript-ofi", "op": "conv2d",
+//                        "ops": ["conv2d"] (every op its cases were localized to),
 //                        "message": "...", "count": 4, "first_case": "case-000000000017",
 //                        "cases": ["case-000000000017", ...], "first_found": 12.5}
 //                        (count = every case that showed it; cases = those stored: the
@@ -29,6 +30,10 @@
 //                        campaign seconds)
 //   DIR/bugs/<bucket>/<case>/graph.json, values.safetensors, verdict.json, repro.py
 //                       (+ reduced/ with the same files when the case was reduced)
+//   DIR/unsupported.json [{"signature": ..., "backend": "torch", "op": "pad", "dtypes":
+//                        ["int64"], "message": ..., "count": 3, "first_case": "case-..."}]:
+//                        capability gaps (eager refused what the engine ran), not bugs;
+//                        written with progress.json
 //   DIR/report.html     written by `weft report`
 //
 // <bucket> = "<symptom>-<backend>-<op>-<8 hex digits of FNV-1a of the signature>", with
@@ -64,7 +69,8 @@ struct Bucket {
   std::string signature;
   std::string symptom;
   std::string backend;
-  std::string op;
+  std::string op;                // the op of the first case
+  std::vector<std::string> ops;  // every op a case of the bucket was localized to, first seen first
   std::string message;
   std::uint64_t count = 0;
   std::vector<std::string> cases;  // stored case directories, oldest first
@@ -73,6 +79,18 @@ struct Bucket {
 
 nlohmann::json bucket_to_json(const Bucket& bucket);
 Bucket bucket_from_json(const nlohmann::json& document, const std::string& source);
+
+// One capability gap of the PyTorch under test (weft/oracle/judge.h Unsupported): eager
+// refused a case the engine ran, for want of a kernel. Not a bug: kept in unsupported.json.
+struct Gap {
+  std::string signature;  // "unsupported|torch|reflection_pad|<normalized message>"
+  std::string backend;
+  std::string op;
+  std::vector<std::string> dtypes;  // the first case's input dtypes of the op
+  std::string message;
+  std::uint64_t count = 0;
+  std::string first_case;
+};
 
 struct Progress {
   std::uint64_t done_below = 0;
@@ -100,6 +118,7 @@ class Campaign {
   const nlohmann::json& options() const { return document_.at("options"); }
   const Progress& progress() const { return progress_; }
   const std::map<std::string, Bucket>& buckets() const { return buckets_; }  // by name
+  const std::map<std::string, Gap>& gaps() const { return gaps_; }           // by signature
 
   // Records one case that showed `signature`: bumps the bucket's count and, when the case is
   // among the kMaxCasesPerBucket lowest indices of the bucket, writes the case directory
@@ -108,6 +127,9 @@ class Campaign {
   // `repro_script` is called only when the case is stored (most findings only count).
   bool record(const Bucket& finding, const std::string& case_dir_name, const TestCase& test_case,
               const nlohmann::json& verdict, const std::function<std::string()>& repro_script);
+  // Counts one case that showed capability gap `gap` (in memory; save_progress writes
+  // unsupported.json). Returns true when the gap is new.
+  bool record_gap(const Gap& gap);
   // Marks case `index` done (after its findings were recorded), in memory.
   void mark_done(std::uint64_t index, double elapsed);
   // Writes progress.json. The loop calls it after every case with a finding and every few
@@ -124,6 +146,7 @@ class Campaign {
   nlohmann::json document_;
   Progress progress_;
   std::map<std::string, Bucket> buckets_;
+  std::map<std::string, Gap> gaps_;
   std::string stats_text_;
 };
 

@@ -24,9 +24,12 @@ struct ExecutionOptions {
   std::optional<Dtype> floating_dtype;
   // Keep every intermediate value (for localization); otherwise only outputs are kept.
   bool keep_values = false;
-  // Called after each node with its index and outputs, which it may replace (same shapes and
-  // dtypes): the oracle's fault-injection backend makes one op misbehave through it.
-  std::function<void(std::size_t node_index, std::vector<Tensor>& outputs)> after_node;
+  // Called after each node with its index, inputs and outputs, which it may replace (same shapes
+  // and dtypes): the oracle's fault-injection backend makes one op misbehave through it, and its
+  // rounding model perturbs values and moves decisions through it.
+  std::function<void(std::size_t node_index, const std::vector<Tensor>& inputs,
+                     std::vector<Tensor>& outputs)>
+      after_node;
 };
 
 struct Execution {

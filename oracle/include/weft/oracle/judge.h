@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 
 #include "weft/ir/graph.h"
 #include "weft/oracle/backend.h"
+#include "weft/oracle/rounding.h"
 
 namespace weft::oracle {
 
@@ -44,9 +46,28 @@ struct Finding {
   // fills these in; the judge sets them from a node label in an exception message).
   std::optional<std::size_t> node;
   std::string op;  // the localized node's op name ("conv2d"); empty when unknown
-  // Deduplication key: symptom, backend, op and the normalized message (numbers, names and
-  // shapes removed), e.g. "exception-mismatch|torchscript-ofi|conv2d|expected <N> channels".
-  std::string signature;
+  // Deduplication key: symptom, backend, op and a detail, e.g. "wrong-output|torchscript-ofi|
+  // conv2d|" or "wrong-output|torchscript-nnc|round|call 1". Messages are the root cause of
+  // exceptions and shape mismatches, so there the op is left out and the detail is the
+  // normalized message (numbers, quoted names, shapes, dtype and op names removed):
+  // "exception-mismatch|torchscript-nnc||Invalid integral op_type: N".
+  std::string signature;  // Wrong values that appear only from this call on, after calls that
+                          // agreed with the
+  // reference: the path's warm-up (profiling, specialization) switched to a wrong graph.
+  std::optional<int> call;
+  // Other paths of the same PyTorch that show the same finding: folded into eager's, since
+  // a compiled path gets a bucket of its own only where eager is right.
+  std::vector<std::string> also;
+};
+
+// A case eager PyTorch refuses for want of a kernel ("not implemented for 'Long'", "not
+// supported") while the engine runs it: a capability gap of the target, not a bug of a path.
+struct Unsupported {
+  std::string backend;              // the eager path that refused ("torch")
+  std::string op;                   // the node it names, when it names one
+  std::vector<std::string> dtypes;  // that node's input dtypes
+  std::string message;
+  std::string signature;  // "unsupported|torch|<op>|<normalized message>"
 };
 
 struct BackendSummary {
@@ -66,6 +87,7 @@ struct BackendSummary {
 
 struct Verdict {
   std::vector<Finding> findings;  // empty: no bug
+  std::vector<Unsupported> unsupported;
   std::vector<BackendSummary> backends;
   // False when the reference itself is not finite (the value search failed): NaN/Inf
   // differences are then not reported.
@@ -89,6 +111,11 @@ struct JudgeOptions {
   // of the maximum). The oracle sets it from the reference's intermediate values; empty: no
   // such answers.
   std::function<bool(std::size_t output, std::size_t element, double value)> accept_tie;
+  // The case's rounding model (weft/oracle/rounding.h): the honest error of every element is
+  // the largest of the float32 engine's and the model's runs' distances to the reference, an
+  // element a run cannot compute finitely is not judged, and an integer element may take any
+  // value a run took. Null: the float32 engine alone sets the honest error.
+  std::shared_ptr<const RoundingModel> rounding;
 };
 
 // `results` holds one entry per backend run on the case, including kReferenceBackend and
@@ -98,6 +125,13 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
 
 // Recomputes a finding's signature from its fields (after localization changed `op`).
 std::string make_signature(const Finding& finding);
+
+// Whether an exception message says that a kernel or dtype is missing (a capability gap).
+bool is_capability_message(const std::string& message);
+
+// The eager path of the PyTorch that `backend` runs ("torch" for every LibTorch 1.13 path);
+// empty for the engine's paths and fault injection, which belong to no PyTorch.
+std::string eager_backend_of(const std::string& backend);
 
 nlohmann::json verdict_to_json(const Verdict& verdict);
 // Throws weft::FormatError naming `source` and the field for a malformed document.

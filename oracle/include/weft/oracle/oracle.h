@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ std::vector<std::string> parse_backend_list(const std::string& text);
 // The rule refers to `graph` and `values`, which must outlive its use.
 JudgeOptions with_tie_rule(JudgeOptions options, const ir::Graph& graph,
                            const ir::TensorMap& values);
+
+// `options` with the tie rule and the case's rounding model (weft/oracle/rounding.h, for the
+// same cotangents the paths ran with): what the oracle judges every case with.
+JudgeOptions with_case_rules(JudgeOptions options, const ir::Graph& graph,
+                             const ir::TensorMap& values, const std::vector<Tensor>& cotangents);
 
 struct OracleOptions {
   std::vector<std::string> backends = default_backends();
@@ -72,6 +78,10 @@ class Oracle {
   // of a few times that instead of the full time limit.
   void localize(const ir::Graph& graph, const ir::TensorMap& values, Finding& finding,
                 double slowest_ok, int& runs);
+  // The node whose vector-Jacobian product the path gets wrong when each node runs alone on
+  // the reference's inputs and incoming gradient; nullopt when no node alone shows it.
+  std::optional<std::size_t> localize_gradient(const ir::Graph& graph, const ir::TensorMap& values,
+                                               const Finding& finding, int& runs);
 
   OracleOptions options_;
   Worker worker_;

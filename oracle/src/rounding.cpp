@@ -1,0 +1,538 @@
+// The rounding model (weft/oracle/rounding.h): Monte Carlo arithmetic on the float64 engine,
+// then two runs that move every decision rounding could have flipped.
+#include "weft/oracle/rounding.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <set>
+
+#include "weft/autograd/hooks.h"
+#include "weft/ops.h"
+#include "weft/random.h"
+
+namespace weft::oracle {
+
+namespace {
+
+constexpr double kUnit32 = 0x1p-23;  // FLT_EPSILON: one float32 rounding, with margin
+constexpr double kUnit64 = 0x1p-52;
+
+double unit_of(Dtype dtype) {
+  return dtype == Dtype::Float64 ? kUnit64 : kUnit32;
+}
+
+enum class Decision { None, Elementwise, Index, Kink };
+
+bool reads_floating(const ir::Graph& graph, const ir::Node& node) {
+  return std::any_of(node.inputs.begin(), node.inputs.end(),
+                     [&](ir::ValueId id) { return is_floating(graph.type(id).dtype); });
+}
+
+Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
+  if (!reads_floating(graph, node)) return Decision::None;
+  switch (node.op) {
+    case ir::OpKind::Floor:
+    case ir::OpKind::Ceil:
+    case ir::OpKind::Round:
+    case ir::OpKind::Sign:
+    case ir::OpKind::Eq:
+    case ir::OpKind::Ne:
+    case ir::OpKind::Lt:
+    case ir::OpKind::Le:
+    case ir::OpKind::Gt:
+    case ir::OpKind::Ge:
+      return Decision::Elementwise;
+    case ir::OpKind::Div:
+      return node.attrs.has("rounding_mode") ? Decision::Elementwise : Decision::None;
+    case ir::OpKind::Cast:
+      return !node.outputs.empty() && !is_floating(graph.type(node.outputs[0]).dtype)
+                 ? Decision::Elementwise
+                 : Decision::None;
+    case ir::OpKind::Argmax:
+    case ir::OpKind::Argmin:
+      return Decision::Index;
+    case ir::OpKind::Max:
+    case ir::OpKind::Min:
+      return node.outputs.size() == 2 ? Decision::Index : Decision::None;
+    case ir::OpKind::Relu:
+    case ir::OpKind::LeakyRelu:
+    case ir::OpKind::Hardtanh:
+    case ir::OpKind::Clamp:
+    case ir::OpKind::Abs:
+    case ir::OpKind::Maximum:
+    case ir::OpKind::Minimum:
+      return Decision::Kink;
+    default:
+      return Decision::None;
+  }
+}
+
+// Ops whose kernels accumulate many terms: their float32 error grows with the terms' sizes,
+// not the result's, so each of their floating inputs carries a rounding of its own.
+bool accumulates(ir::OpKind op) {
+  switch (op) {
+    case ir::OpKind::Sum:
+    case ir::OpKind::Mean:
+    case ir::OpKind::Prod:
+    case ir::OpKind::Var:
+    case ir::OpKind::Std:
+    case ir::OpKind::Logsumexp:
+    case ir::OpKind::Softmax:
+    case ir::OpKind::LogSoftmax:
+    case ir::OpKind::Matmul:
+    case ir::OpKind::Mm:
+    case ir::OpKind::Bmm:
+    case ir::OpKind::Linear:
+    case ir::OpKind::Addmm:
+    case ir::OpKind::Conv1d:
+    case ir::OpKind::Conv2d:
+    case ir::OpKind::AvgPool1d:
+    case ir::OpKind::AvgPool2d:
+    case ir::OpKind::AdaptiveAvgPool2d:
+    case ir::OpKind::BatchNorm:
+    case ir::OpKind::LayerNorm:
+    case ir::OpKind::Interpolate:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Ops that move, select or compare values without rounding them: no perturbation of their own.
+bool exact(ir::OpKind op) {
+  switch (op) {
+    case ir::OpKind::Neg:
+    case ir::OpKind::Abs:
+    case ir::OpKind::Relu:
+    case ir::OpKind::Hardtanh:
+    case ir::OpKind::Clamp:
+    case ir::OpKind::Maximum:
+    case ir::OpKind::Minimum:
+    case ir::OpKind::Max:
+    case ir::OpKind::Min:
+    case ir::OpKind::Argmax:
+    case ir::OpKind::Argmin:
+    case ir::OpKind::MaxPool1d:
+    case ir::OpKind::MaxPool2d:
+    case ir::OpKind::Where:
+    case ir::OpKind::Floor:
+    case ir::OpKind::Ceil:
+    case ir::OpKind::Round:
+    case ir::OpKind::Sign:
+    case ir::OpKind::Eq:
+    case ir::OpKind::Ne:
+    case ir::OpKind::Lt:
+    case ir::OpKind::Le:
+    case ir::OpKind::Gt:
+    case ir::OpKind::Ge:
+    case ir::OpKind::Embedding:
+    case ir::OpKind::Reshape:
+    case ir::OpKind::Flatten:
+    case ir::OpKind::Squeeze:
+    case ir::OpKind::Unsqueeze:
+    case ir::OpKind::Transpose:
+    case ir::OpKind::Permute:
+    case ir::OpKind::Expand:
+    case ir::OpKind::Slice:
+    case ir::OpKind::Select:
+    case ir::OpKind::Cat:
+    case ir::OpKind::Stack:
+    case ir::OpKind::Split:
+    case ir::OpKind::Chunk:
+    case ir::OpKind::Pad:
+    case ir::OpKind::Tril:
+    case ir::OpKind::Triu:
+    case ir::OpKind::Gather:
+    case ir::OpKind::IndexSelect:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// t * (1 + unit * u), u uniform in [-1, 1] per element; differentiable in t.
+Tensor perturb(const Tensor& t, double unit, Generator& gen) {
+  if (!t.defined() || !t.is_floating_point() || t.numel() == 0) return t;
+  std::vector<double> factor(static_cast<std::size_t>(t.numel()));
+  for (double& f : factor) f = 1.0 + unit * (2.0 * gen.uniform() - 1.0);
+  return mul(t, from_blob(factor.data(), t.sizes(), Dtype::Float64).to(t.dtype()));
+}
+
+// var, std and layer_norm subtract a mean that float32 rounds once per slice: an error common
+// to every deviation, which breaks their summing to zero (the gradient of the variance of a
+// constant is then eps-sized in float32, exactly zero in float64). Independent roundings of
+// the elements cannot stand for it, so these ops run decomposed, each step rounded. Returns
+// an undefined tensor where the op is not one of them.
+Tensor decomposed(const ir::Node& node, const std::vector<Tensor>& in, double unit,
+                  Generator& gen) {
+  const ir::Attributes& a = node.attrs;
+  if (in.empty() || !in[0].defined() || !in[0].is_floating_point() || in[0].numel() == 0) {
+    return {};
+  }
+  const Tensor& x = in[0];
+  std::vector<std::int64_t> dims;
+  std::int64_t correction = 0;
+  bool keepdim = true;
+  if (node.op == ir::OpKind::Var || node.op == ir::OpKind::Std) {
+    dims = a.get_ints("dim", {});
+    correction = a.get_int("correction", 1);
+    keepdim = a.get_bool("keepdim", false);
+  } else if (node.op == ir::OpKind::LayerNorm) {
+    const std::size_t normalized = a.get_ints("normalized_shape").size();
+    const std::size_t rank = x.sizes().size();
+    if (normalized == 0 || normalized > rank) return {};
+    for (std::size_t d = rank - normalized; d < rank; ++d)
+      dims.push_back(static_cast<std::int64_t>(d));
+  } else {
+    return {};
+  }
+  // For var and std the mean is a constant of the backward too: their derivative,
+  // 2 (x - mean) / (n - correction), holds because the deviations sum to zero, and float32
+  // evaluates it with its rounded mean. layer_norm's derivative keeps its mean terms.
+  Tensor m = perturb(mean(x, dims, true), unit, gen);
+  if (node.op != ir::OpKind::LayerNorm) m = m.detach();
+  const auto count = static_cast<double>(x.numel()) / static_cast<double>(m.numel());
+  if (count - static_cast<double>(correction) <= 0) return {};
+  const Tensor d = perturb(sub(x, m), unit, gen);
+  const Tensor squares = perturb(mul(d, d), unit, gen);
+  if (node.op == ir::OpKind::LayerNorm) {
+    const Tensor v = perturb(sum(squares, dims, true) / count, unit, gen);
+    const double epsilon = a.get_float("eps", 1e-5);
+    Tensor y = perturb(d / perturb(sqrt(v + epsilon), unit, gen), unit, gen);
+    if (in.size() > 1 && in[1].defined()) y = perturb(mul(y, in[1]), unit, gen);
+    if (in.size() > 2 && in[2].defined()) y = add(y, in[2]);
+    return y;
+  }
+  Tensor v =
+      perturb(sum(squares, dims, keepdim) / (count - static_cast<double>(correction)), unit, gen);
+  return node.op == ir::OpKind::Std ? sqrt(v) : v;
+}
+
+// t + sign * delta (delta per element, a constant); differentiable in t.
+Tensor shift(const Tensor& t, const std::vector<double>& delta, double sign) {
+  if (!t.defined() || !t.is_floating_point() || delta.size() != static_cast<std::size_t>(t.numel()))
+    return t;
+  std::vector<double> moved(delta.size());
+  for (std::size_t i = 0; i < delta.size(); ++i) moved[i] = sign * delta[i];
+  return add(t, from_blob(moved.data(), t.sizes(), Dtype::Float64).to(t.dtype()));
+}
+
+bool same_values(const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined() || a.sizes() != b.sizes()) return false;
+  const std::vector<double> x = a.to_vector<double>();
+  const std::vector<double> y = b.to_vector<double>();
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] != y[i] && !(std::isnan(x[i]) && std::isnan(y[i]))) return false;
+  }
+  return true;
+}
+
+// The slices an index op reduces: output element e reads x[begin(e) + j * inner], j < size.
+struct Slices {
+  std::size_t count = 1;
+  std::size_t size = 0;
+  std::size_t inner = 1;
+  std::size_t begin(std::size_t e) const { return (e / inner) * size * inner + e % inner; }
+};
+
+Slices slices_of(const ir::Node& node, const Shape& shape) {
+  Slices s;
+  std::size_t numel = 1;
+  for (std::int64_t d : shape) numel *= static_cast<std::size_t>(d);
+  if (!node.attrs.has("dim") || shape.empty()) {
+    s.size = numel;
+    return s;
+  }
+  std::int64_t dim = node.attrs.get_int("dim");
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  if (dim < 0) dim += rank;
+  dim = std::clamp<std::int64_t>(dim, 0, rank - 1);
+  s.size = static_cast<std::size_t>(shape[static_cast<std::size_t>(dim)]);
+  for (std::int64_t d = dim + 1; d < rank; ++d) {
+    s.inner *= static_cast<std::size_t>(shape[static_cast<std::size_t>(d)]);
+  }
+  s.count = s.size == 0 ? 0 : numel / s.size;
+  return s;
+}
+
+class Model {
+ public:
+  Model(const ir::Graph& graph, const ir::TensorMap& values, const std::vector<Tensor>& cotangents,
+        const RoundingOptions& options)
+      : graph_(graph), values_(values), cotangents_(cotangents), options_(options) {}
+
+  RoundingModel build() {
+    RoundingModel model;
+    try {
+      ir::ExecutionOptions run;
+      run.floating_dtype = Dtype::Float64;
+      run.keep_values = true;
+      reference_ = ir::execute(graph_, values_, run).values;
+    } catch (const std::exception& e) {
+      model.failure = e.what();
+      return model;
+    }
+    error_.assign(reference_.size(), {});
+    try {
+      ir::ExecutionOptions run;
+      run.keep_values = true;
+      widen(ir::execute(graph_, values_, run).values);
+    } catch (const std::exception&) {
+      // The float32 engine refused the case: the Monte Carlo runs alone set the honest error.
+    }
+    for (int k = 0; k < options_.monte_carlo_runs; ++k) {
+      try {
+        ir::Execution forward;
+        model.runs.push_back(monte_carlo_run(static_cast<std::uint64_t>(k), forward));
+        widen(forward.values);
+      } catch (const std::exception& e) {
+        model.failure = e.what();
+      }
+    }
+    model.monte_carlo_runs = static_cast<int>(model.runs.size());
+    model.value_error = error_;
+    bool has_decisions = false;
+    for (const ir::Node& node : graph_.nodes()) {
+      has_decisions = has_decisions || decision_of(graph_, node) != Decision::None;
+    }
+    if (has_decisions) {
+      for (double side : {-1.0, 1.0}) {
+        try {
+          model.runs.push_back(decision_run(side));
+        } catch (const std::exception&) {
+          // A moved decision the rest of the graph cannot take (an index out of range): that
+          // side tells nothing.
+        }
+      }
+    }
+    model.moved_decisions.assign(moved_.begin(), moved_.end());
+    return model;
+  }
+
+ private:
+  // Every element's error grows to its distance from the reference in `run`.
+  void widen(const std::vector<Tensor>& run) {
+    for (std::size_t id = 0; id < reference_.size() && id < run.size(); ++id) {
+      const Tensor& r = reference_[id];
+      const Tensor& x = run[id];
+      if (!r.defined() || !x.defined() || r.sizes() != x.sizes()) continue;
+      const std::vector<double> rv = r.to_vector<double>();
+      const std::vector<double> xv = x.to_vector<double>();
+      std::vector<double>& error = error_[id];
+      error.resize(rv.size(), 0.0);
+      for (std::size_t i = 0; i < rv.size(); ++i) {
+        const double d = std::abs(xv[i] - rv[i]);
+        if (std::isnan(d)) {
+          if (!(std::isnan(xv[i]) && std::isnan(rv[i])) && !(xv[i] == rv[i])) {
+            error[i] = std::numeric_limits<double>::infinity();
+          }
+        } else {
+          error[i] = std::max(error[i], d);
+        }
+      }
+    }
+  }
+
+  CallResult run_with(const ir::ExecutionOptions& options, ir::Execution* forward) {
+    CallResult call;
+    if (cotangents_.empty()) {
+      ir::Execution run = ir::execute(graph_, values_, options);
+      call.outputs = run.outputs;
+      if (forward) *forward = std::move(run);
+      return call;
+    }
+    ir::GradientExecution run = ir::execute_with_gradients(graph_, values_, cotangents_, options);
+    call.outputs = run.forward.outputs;
+    call.gradients = std::move(run.gradients);
+    if (forward) *forward = std::move(run.forward);
+    return call;
+  }
+
+  CallResult monte_carlo_run(std::uint64_t k, ir::Execution& forward) {
+    Generator gen(options_.seed + 0x9e3779b97f4a7c15ull * (k + 1));
+    const bool all_double =
+        std::all_of(graph_.values().begin(), graph_.values().end(), [](const ir::Value& v) {
+          return !is_floating(v.type.dtype) || v.type.dtype == Dtype::Float64;
+        });
+    const double gradient_unit = all_double ? kUnit64 : kUnit32;
+    ir::ExecutionOptions run;
+    run.floating_dtype = Dtype::Float64;
+    run.keep_values = true;
+    run.after_node = [&](std::size_t n, const std::vector<Tensor>& inputs,
+                         std::vector<Tensor>& outputs) {
+      const ir::Node& node = graph_.nodes()[n];
+      if (exact(node.op)) return;
+      if (accumulates(node.op)) {
+        std::vector<Tensor> rounded = inputs;
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+          rounded[i] = perturb(inputs[i], unit_of(graph_.type(node.inputs[i]).dtype), gen);
+        }
+        const Tensor steps =
+            decomposed(node, rounded, unit_of(graph_.type(node.outputs[0]).dtype), gen);
+        if (steps.defined() && outputs.size() == 1 && steps.sizes() == outputs[0].sizes()) {
+          outputs = {steps};
+        } else {
+          outputs = ir::run_node(node, rounded, Dtype::Float64);
+        }
+      }
+      for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
+        outputs[k] = perturb(outputs[k], unit_of(graph_.type(node.outputs[k]).dtype), gen);
+      }
+    };
+    autograd::BackwardHookGuard hook([&](const std::string&, std::vector<Tensor>& gradients) {
+      for (Tensor& g : gradients) g = perturb(g, gradient_unit, gen);
+    });
+    return run_with(run, &forward);
+  }
+
+  // How far the decisions reading value `id` may move: margin x its honest error.
+  std::vector<double> delta(ir::ValueId id) const {
+    const auto index = static_cast<std::size_t>(id);
+    std::vector<double> d = index < error_.size() ? error_[index] : std::vector<double>();
+    for (double& v : d) v = std::isfinite(v) ? options_.margin * v : 0.0;
+    return d;
+  }
+
+  CallResult decision_run(double side) {
+    ir::ExecutionOptions run;
+    run.floating_dtype = Dtype::Float64;
+    run.after_node = [&](std::size_t n, const std::vector<Tensor>& inputs,
+                         std::vector<Tensor>& outputs) {
+      const ir::Node& node = graph_.nodes()[n];
+      switch (decision_of(graph_, node)) {
+        case Decision::None:
+          return;
+        case Decision::Elementwise:
+          move_elementwise(n, inputs, outputs, side);
+          return;
+        case Decision::Kink:
+          move_kink(n, inputs, outputs, side);
+          return;
+        case Decision::Index:
+          move_index(n, inputs, outputs, side);
+          return;
+      }
+    };
+    return run_with(run, nullptr);
+  }
+
+  // The other input of a binary decision moves the other way: a - b moves by both.
+  std::vector<Tensor> moved_inputs(const ir::Node& node, const std::vector<Tensor>& inputs,
+                                   double side) const {
+    std::vector<Tensor> moved = inputs;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      moved[i] = shift(inputs[i], delta(node.inputs[i]), i == 0 ? side : -side);
+    }
+    return moved;
+  }
+
+  void move_elementwise(std::size_t n, const std::vector<Tensor>& inputs,
+                        std::vector<Tensor>& outputs, double side) {
+    const ir::Node& node = graph_.nodes()[n];
+    std::vector<Tensor> detached;
+    for (const Tensor& t : inputs) detached.push_back(t.defined() ? t.detach() : t);
+    std::vector<Tensor> moved =
+        ir::run_node(node, moved_inputs(node, detached, side), Dtype::Float64);
+    if (moved.size() != outputs.size()) return;
+    for (std::size_t k = 0; k < moved.size(); ++k) {
+      if (!same_values(moved[k], outputs[k])) moved_.insert(n);
+      // Keep the node's own autograd link where it has one (a floor's zero gradient).
+      if (moved[k].is_floating_point() && outputs[k].is_floating_point()) {
+        moved[k] = add(outputs[k], sub(moved[k], outputs[k].detach()));
+      }
+    }
+    outputs = std::move(moved);
+  }
+
+  // A kink keeps its forward value; its derivative is taken at the moved input, so the
+  // gradient routes as a path whose rounding crossed the kink would route it.
+  void move_kink(std::size_t n, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                 double side) {
+    const ir::Node& node = graph_.nodes()[n];
+    const std::vector<Tensor> moved =
+        ir::run_node(node, moved_inputs(node, inputs, side), Dtype::Float64);
+    if (moved.size() != outputs.size()) return;
+    for (std::size_t k = 0; k < moved.size(); ++k) {
+      if (!moved[k].is_floating_point() || moved[k].sizes() != outputs[k].sizes()) continue;
+      const std::vector<double> want = outputs[k].to_vector<double>();
+      const std::vector<double> got = moved[k].to_vector<double>();
+      std::vector<double> correction(want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        const double c = want[i] - got[i];
+        correction[i] = std::isfinite(c) ? c : 0.0;
+      }
+      if (!same_values(moved[k], outputs[k])) moved_.insert(n);
+      outputs[k] =
+          add(moved[k],
+              from_blob(correction.data(), moved[k].sizes(), Dtype::Float64).to(moved[k].dtype()));
+    }
+  }
+
+  // argmax/argmin (and max/min's indices) pick the first (side < 0) or the last (side > 0) of
+  // the elements whose values lie within their moves of the extreme.
+  void move_index(std::size_t n, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                  double side) {
+    const ir::Node& node = graph_.nodes()[n];
+    const std::size_t slot = node.outputs.size() == 2 ? 1 : 0;
+    if (inputs.empty() || !inputs[0].defined() || slot >= outputs.size()) return;
+    const bool largest = node.op == ir::OpKind::Argmax || node.op == ir::OpKind::Max;
+    const std::vector<double> x = inputs[0].to_vector<double>();
+    const std::vector<double> d = delta(node.inputs[0]);
+    const Slices s = slices_of(node, inputs[0].sizes());
+    std::vector<std::int64_t> index = outputs[slot].to_vector<std::int64_t>();
+    if (s.size == 0 || index.size() != s.count) return;
+    bool changed = false;
+    for (std::size_t e = 0; e < s.count; ++e) {
+      const std::size_t begin = s.begin(e);
+      std::size_t best = begin;
+      bool has_nan = false;
+      for (std::size_t j = 0; j < s.size; ++j) {
+        const std::size_t at = begin + j * s.inner;
+        has_nan = has_nan || std::isnan(x[at]);
+        if (largest ? x[at] > x[best] : x[at] < x[best]) best = at;
+      }
+      if (has_nan) continue;
+      const double best_move = best < d.size() ? d[best] : 0.0;
+      std::int64_t pick = -1;
+      for (std::size_t j = 0; j < s.size; ++j) {
+        const std::size_t at = begin + j * s.inner;
+        const double move = (at < d.size() ? d[at] : 0.0) + best_move;
+        if (std::abs(x[at] - x[best]) <= move) {
+          if (pick < 0 || side > 0) pick = static_cast<std::int64_t>(j);
+        }
+      }
+      if (pick >= 0 && pick != index[e]) {
+        index[e] = pick;
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    moved_.insert(n);
+    outputs[slot] =
+        from_blob(index.data(), outputs[slot].sizes(), Dtype::Int64).to(outputs[slot].dtype());
+  }
+
+  const ir::Graph& graph_;
+  const ir::TensorMap& values_;
+  const std::vector<Tensor>& cotangents_;
+  const RoundingOptions& options_;
+  std::vector<Tensor> reference_;
+  std::vector<std::vector<double>> error_;
+  std::set<std::size_t> moved_;
+};
+
+}  // namespace
+
+bool is_decision_node(const ir::Graph& graph, const ir::Node& node) {
+  return decision_of(graph, node) != Decision::None;
+}
+
+RoundingModel model_rounding(const ir::Graph& graph, const ir::TensorMap& values,
+                             const std::vector<Tensor>& cotangents,
+                             const RoundingOptions& options) {
+  return Model(graph, values, cotangents, options).build();
+}
+
+}  // namespace weft::oracle
