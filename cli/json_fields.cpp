@@ -62,6 +62,23 @@ std::uint64_t count_member(const json& object, const std::string& source, const 
   return value.get<std::uint64_t>();
 }
 
+std::vector<std::string> string_list_member(const nlohmann::json& object, const std::string& source,
+                                            const char* key) {
+  const nlohmann::json& list = member(object, source, key);
+  if (!list.is_array()) {
+    throw FormatError(source, std::string("/") + key, "expected an array, got " + describe(list));
+  }
+  std::vector<std::string> result;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string()) {
+      throw FormatError(source, std::string("/") + key + "/" + std::to_string(i),
+                        "expected a string, got " + describe(list[i]));
+    }
+    result.push_back(list[i].get<std::string>());
+  }
+  return result;
+}
+
 BucketFile read_bucket_file(const std::filesystem::path& path) {
   const std::string source = path.string();
   BucketFile bucket;
@@ -71,22 +88,40 @@ BucketFile read_bucket_file(const std::filesystem::path& path) {
   bucket.symptom = string_member(document, source, "symptom");
   bucket.backend = string_member(document, source, "backend");
   bucket.op = string_member(document, source, "op");
+  if (document.contains("ops")) {
+    bucket.ops = string_list_member(document, source, "ops");
+  } else if (!bucket.op.empty()) {
+    bucket.ops = {bucket.op};
+  }
   if (document.contains("message")) bucket.message = string_member(document, source, "message");
   bucket.count = count_member(document, source, "count");
   bucket.first_case = string_member(document, source, "first_case");
   bucket.first_found = number_member(document, source, "first_found");
-  const nlohmann::json& cases = member(document, source, "cases");
-  if (!cases.is_array()) {
-    throw FormatError(source, "/cases", "expected an array, got " + describe(cases));
-  }
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (!cases[i].is_string()) {
-      throw FormatError(source, "/cases/" + std::to_string(i),
-                        "expected a string, got " + describe(cases[i]));
-    }
-    bucket.cases.push_back(cases[i].get<std::string>());
-  }
+  bucket.cases = string_list_member(document, source, "cases");
   return bucket;
+}
+
+std::vector<GapEntry> read_gaps_file(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  const nlohmann::json document = nlohmann::json::parse(io::read_file(path), nullptr, false);
+  if (document.is_discarded() || !document.is_array()) {
+    throw FormatError(source, "", "expected a JSON array of capability gaps");
+  }
+  std::vector<GapEntry> gaps;
+  for (std::size_t i = 0; i < document.size(); ++i) {
+    const std::string at = source + " entry " + std::to_string(i);
+    if (!document[i].is_object()) throw FormatError(at, "", "expected an object");
+    GapEntry gap;
+    gap.signature = string_member(document[i], at, "signature");
+    gap.backend = string_member(document[i], at, "backend");
+    gap.op = string_member(document[i], at, "op");
+    gap.dtypes = string_list_member(document[i], at, "dtypes");
+    gap.message = string_member(document[i], at, "message");
+    gap.count = count_member(document[i], at, "count");
+    gap.first_case = string_member(document[i], at, "first_case");
+    gaps.push_back(std::move(gap));
+  }
+  return gaps;
 }
 
 }  // namespace weft::cli

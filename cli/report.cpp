@@ -85,7 +85,15 @@ struct CampaignData {
   std::optional<json> progress;
   std::vector<json> stats;
   std::vector<BucketInfo> buckets;  // most cases first
+  std::vector<GapEntry> gaps;       // capability gaps, most cases first
 };
+
+std::string ops_text(const BucketFile& bucket) {
+  if (bucket.ops.empty()) return bucket.op;
+  std::string text;
+  for (const std::string& op : bucket.ops) text += (text.empty() ? "" : ", ") + op;
+  return text;
+}
 
 CampaignData read_campaign(const fs::path& dir) {
   CampaignData data;
@@ -141,6 +149,9 @@ CampaignData read_campaign(const fs::path& dir) {
     if (a.count != b.count) return a.count > b.count;
     return a.name < b.name;
   });
+  if (fs::exists(dir / "unsupported.json")) data.gaps = read_gaps_file(dir / "unsupported.json");
+  std::sort(data.gaps.begin(), data.gaps.end(),
+            [](const GapEntry& a, const GapEntry& b) { return a.count > b.count; });
   return data;
 }
 
@@ -724,7 +735,7 @@ std::string render_html(const CampaignData& data) {
           "style=\"background:{1}\">{2}</span></td><td>{3}</td><td>{4}</td><td class=\"num\">{5}"
           "</td><td><code>{6}</code></td><td class=\"num\">{7}</td><td>{8}</td></tr>\n",
           html_escape(bucket.name), symptom_color(bucket.symptom), html_escape(bucket.symptom),
-          html_escape(bucket.backend), html_escape(bucket.op), bucket.count,
+          html_escape(bucket.backend), html_escape(ops_text(bucket)), bucket.count,
           html_escape(bucket.first_case), html_escape(seconds_text(bucket.first_found)),
           html_escape(reduction_text(data.dir / "bugs" / bucket.name, bucket.cases)));
       std::string detail;
@@ -747,6 +758,23 @@ std::string render_html(const CampaignData& data) {
       html += "<tr class=\"detail\"><td colspan=\"8\"><details><summary>first case " +
               html_escape(bucket.first_case) + ": verdict, graph, repro.py</summary>" + detail +
               "</details></td></tr>\n";
+    }
+    html += "</table>\n";
+  }
+  html += "<h2>Capability gaps</h2>\n";
+  if (data.gaps.empty()) {
+    html += "<p class=\"muted\">None: eager ran every case the engine ran.</p>\n";
+  } else {
+    html +=
+        "<p class=\"muted\">Not bugs: the PyTorch under test refused these cases for want of a "
+        "kernel, where the engine ran them.</p>\n<table class=\"grid\"><tr><th>op</th>"
+        "<th>dtypes</th><th>path</th><th>count</th><th>first case</th><th>message</th></tr>\n";
+    for (const GapEntry& gap : data.gaps) {
+      html += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td><code>{}</code>"
+          "</td><td>{}</td></tr>\n",
+          html_escape(gap.op), html_escape(join(gap.dtypes)), html_escape(gap.backend), gap.count,
+          html_escape(gap.first_case), html_escape(gap.message));
     }
     html += "</table>\n";
   }
@@ -808,9 +836,20 @@ std::string render_markdown(const CampaignData& data) {
     for (const BucketInfo& bucket : data.buckets) {
       const std::string reduced = reduction_text(data.dir / "bugs" / bucket.name, bucket.cases);
       md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(bucket.name),
-                        md_escape(bucket.symptom), md_escape(bucket.backend), md_escape(bucket.op),
-                        bucket.count, md_escape(bucket.first_case),
+                        md_escape(bucket.symptom), md_escape(bucket.backend),
+                        md_escape(ops_text(bucket)), bucket.count, md_escape(bucket.first_case),
                         seconds_text(bucket.first_found), reduced);
+    }
+  }
+  md += "\n## Capability gaps (not bugs)\n\n";
+  if (data.gaps.empty()) {
+    md += "None: eager ran every case the engine ran.\n";
+  } else {
+    md += "| op | dtypes | path | count | first case | message |\n|---|---|---|---:|---|---|\n";
+    for (const GapEntry& gap : data.gaps) {
+      md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_escape(gap.op),
+                        md_escape(join(gap.dtypes)), md_escape(gap.backend), gap.count,
+                        md_escape(gap.first_case), md_escape(gap.message));
     }
   }
   return md;

@@ -187,8 +187,9 @@ struct Item {
   bool floating = false;
   std::optional<Dtype> declared;  // the dtype a path must return (not checked for the reference)
   std::vector<double> r;
-  std::vector<double> e;  // empty without an honest float32 value
-  std::vector<double> m;  // the rounding model's largest distance; empty without a model
+  std::vector<double> e;       // empty without an honest float32 value
+  std::vector<double> m;       // the rounding model's largest distance; empty without a model
+  std::vector<double> lo, hi;  // the hull of the reference and the decision runs
   std::vector<std::vector<double>> runs;  // integer items: every model run's values
   double scale = 0;                       // S
   double honest = 0;                      // D: the upper quartile of |e - r|
@@ -208,6 +209,14 @@ double tolerance(const Item& item, std::size_t i, double factor) {
 bool skipped(const Item& item, std::size_t i) {
   return !std::isfinite(item.r[i]) || (!item.e.empty() && !std::isfinite(item.e[i])) ||
          (!item.m.empty() && !std::isfinite(item.m[i]));
+}
+
+// How far `value` lies outside the decision runs' hull at element i (0 inside it).
+double outside_hull(const Item& item, std::size_t i, double value) {
+  if (item.lo.empty()) return std::numeric_limits<double>::infinity();
+  if (value < item.lo[i]) return item.lo[i] - value;
+  if (value > item.hi[i]) return value - item.hi[i];
+  return 0;
 }
 
 // An integer element's value that an honest run took: the reference's, the float32 engine's,
@@ -272,6 +281,7 @@ std::optional<Problem> compare(const Item& item, const Tensor& tensor, bool chec
     if (item.floating) {
       double distance = err;
       if (!item.e.empty()) distance = std::min(distance, std::abs(b[i] - item.e[i]));
+      distance = std::min(distance, outside_hull(item, i, b[i]));
       ratio = distance / tolerance(item, i, factor);
       errors.ratio = std::max(errors.ratio, ratio);
     } else {
@@ -324,6 +334,12 @@ std::optional<std::string> differs(const Item& item, const Tensor& first, const 
       const bool finite = std::isfinite(a[i]) && std::isfinite(b[i]);
       if (skipped(item, i) || (!finite && !reference_finite)) continue;
       if (finite && std::abs(a[i] - b[i]) <= tolerance(item, i, factor)) continue;
+      // Two calls that took different outcomes of an undecided decision.
+      const double t = tolerance(item, i, factor);
+      if (finite && outside_hull(item, i, a[i]) <= t && outside_hull(item, i, b[i]) <= t &&
+          item.hi[i] > item.lo[i]) {
+        continue;
+      }
     }
     return item.what + " " + shape_text(item.shape) + ": " + number_text(b[i]) + " at element " +
            std::to_string(i) + ", the call before gave " + number_text(a[i]);
@@ -373,27 +389,33 @@ std::optional<Dtype> leaf_dtype(const ir::Graph& graph, const std::string& name)
   return std::nullopt;
 }
 
-// The rounding model's runs for `item`: m (every run's distance) and, returned, the Monte Carlo
-// runs' distance alone; integer items keep every run's values.
+// The rounding model's runs for `item`: m (the Monte Carlo runs' largest distance, infinite
+// where a run is not finite), the hull [lo, hi] of the reference and the decision runs (every
+// outcome of the undecided decisions lies in it when they move the element monotonically),
+// and for integer items every run's values. Returns the Monte Carlo distance.
 std::vector<double> add_model(Item& item, const RoundingModel& model) {
-  std::vector<double> monte_carlo(item.r.size(), 0.0);
   item.m.assign(item.r.size(), 0.0);
+  item.lo = item.r;
+  item.hi = item.r;
   for (std::size_t k = 0; k < model.runs.size(); ++k) {
     const Tensor* t = find_tensor(model.runs[k], item);
     if (!t || !t->defined() || t->sizes() != item.shape) continue;
     const std::vector<double> x = t->to_vector<double>();
     if (!item.floating) item.runs.push_back(x);
+    const bool monte_carlo = static_cast<int>(k) < model.monte_carlo_runs;
     for (std::size_t i = 0; i < x.size(); ++i) {
-      double d = std::abs(x[i] - item.r[i]);
-      if (std::isnan(d)) d = std::numeric_limits<double>::infinity();
-      if (!std::isfinite(item.r[i])) d = 0;  // skipped anyway
-      if (!item.floating) d = 0;             // integers: the values themselves count
-      item.m[i] = std::max(item.m[i], d);
-      if (static_cast<int>(k) < model.monte_carlo_runs)
-        monte_carlo[i] = std::max(monte_carlo[i], d);
+      if (!std::isfinite(item.r[i]) || !item.floating) continue;  // skipped / compared as values
+      if (!std::isfinite(x[i])) {
+        item.m[i] = std::numeric_limits<double>::infinity();
+      } else if (monte_carlo) {
+        item.m[i] = std::max(item.m[i], std::abs(x[i] - item.r[i]));
+      } else {
+        item.lo[i] = std::min(item.lo[i], x[i]);
+        item.hi[i] = std::max(item.hi[i], x[i]);
+      }
     }
   }
-  return monte_carlo;
+  return item.m;
 }
 
 std::vector<Item> reference_items(const ir::Graph& graph, const CallResult& ref,
@@ -489,8 +511,9 @@ std::optional<Problem> judge_values(const BackendResult& result, const std::vect
     const CallResult& call = result.calls[c];
     const std::string prefix = c == 0 ? "" : "call " + std::to_string(c) + ": ";
     auto note = [&](std::optional<Problem>& slot, Symptom symptom, const std::string& message) {
-      if (!slot) slot = Problem{symptom, prefix + message, std::nullopt};
-      if (c > 0 && !slot->call) slot->call = static_cast<int>(c);
+      if (slot) return;
+      slot = Problem{symptom, prefix + message, std::nullopt};
+      if (c > 0) slot->call = static_cast<int>(c);
     };
     std::size_t expected_outputs = 0;
     for (const Item& item : items) expected_outputs += item.gradient ? 0 : 1;

@@ -363,6 +363,11 @@ class Model {
     run.after_node = [&](std::size_t n, const std::vector<Tensor>& inputs,
                          std::vector<Tensor>& outputs) {
       const ir::Node& node = graph_.nodes()[n];
+      const Decision decision = decision_of(graph_, node);
+      if (decision == Decision::Elementwise || decision == Decision::Index) {
+        decide_as_reference(node, outputs);
+        return;
+      }
       if (exact(node.op)) return;
       if (accumulates(node.op)) {
         std::vector<Tensor> rounded = inputs;
@@ -385,6 +390,19 @@ class Model {
       for (Tensor& g : gradients) g = perturb(g, gradient_unit, gen);
     });
     return run_with(run, &forward);
+  }
+
+  // Monte Carlo runs measure continuous rounding only: their decisions are the reference's,
+  // and the decision runs alone move them (a flip is no spread to multiply by the margin).
+  void decide_as_reference(const ir::Node& node, std::vector<Tensor>& outputs) const {
+    const std::size_t first = node.outputs.size() == 2 ? 1 : 0;  // max/min: the indices
+    for (std::size_t k = first; k < outputs.size() && k < node.outputs.size(); ++k) {
+      const Tensor& decided = reference_[static_cast<std::size_t>(node.outputs[k])];
+      if (!decided.defined() || decided.sizes() != outputs[k].sizes()) continue;
+      outputs[k] = outputs[k].is_floating_point()
+                       ? add(outputs[k], sub(decided.to(outputs[k].dtype()), outputs[k].detach()))
+                       : decided.to(outputs[k].dtype());
+    }
   }
 
   // How far the decisions reading value `id` may move: margin x its honest error.

@@ -551,3 +551,148 @@ TEST(JudgeNames, SymptomsAndOutcomesRoundTrip) {
 
 }  // namespace
 }  // namespace weft::oracle
+
+namespace weft::oracle {
+namespace {
+
+// A copy of torch's results under another path's name.
+BackendResult as_path(BackendResult result, const std::string& name) {
+  result.backend = name;
+  return result;
+}
+
+TEST(JudgeRootCauses, ACompiledPathFailingAsEagerDoesIsFoldedIntoEager) {
+  Fixture f;
+  for (CallResult& call : f.torch().calls) call.outputs[0] = perturbed(call.outputs[0], 4, 0.5);
+  f.results.push_back(as_path(f.torch(), "torchscript"));
+  f.results.push_back(as_path(f.torch(), "torchscript-ofi"));
+  const Verdict verdict = f.verdict();
+  ASSERT_EQ(verdict.findings.size(), 1u) << describe(verdict);
+  EXPECT_EQ(verdict.findings[0].backend, "torch");
+  EXPECT_EQ(verdict.findings[0].also, (std::vector<std::string>{"torchscript", "torchscript-ofi"}));
+  for (const BackendSummary& s : verdict.backends) {
+    EXPECT_EQ(s.agrees, s.backend == kReferenceBackend || s.backend == kEngineBackend) << s.backend;
+  }
+  // Where eager is right, the compiled path's bug is its own.
+  Fixture g;
+  g.results.push_back(as_path(g.torch(), "torchscript"));
+  for (CallResult& call : g.results.back().calls)
+    call.outputs[0] = perturbed(call.outputs[0], 4, 0.5);
+  expect_single(g.verdict(), Symptom::WrongOutput, "torchscript");
+}
+
+TEST(JudgeRootCauses, EagerRefusingForWantOfAKernelIsACapabilityGapNotABug) {
+  Fixture f;
+  f.torch().outcome = Outcome::Exception;
+  f.torch().calls.clear();
+  f.torch().phase = "call 0";
+  f.torch().message = "node 1 't' (tanh): \"tanh_vml_cpu\" not implemented for 'Long'";
+  f.results.push_back(as_path(f.torch(), "torchscript"));
+  f.results.back().message = "\"tanh_vml_cpu\" not implemented for 'Long'";
+  const Verdict verdict = f.verdict();
+  EXPECT_FALSE(verdict.bug()) << describe(verdict);
+  ASSERT_EQ(verdict.unsupported.size(), 1u);
+  EXPECT_EQ(verdict.unsupported[0].op, "tanh");
+  EXPECT_EQ(verdict.unsupported[0].dtypes, (std::vector<std::string>{"float32"}));
+  EXPECT_EQ(verdict.unsupported[0].signature, "unsupported|torch|tanh|'?' not implemented for '?'");
+  // Round trip through verdict.json.
+  const Verdict back = verdict_from_json(verdict_to_json(verdict), "verdict.json");
+  ASSERT_EQ(back.unsupported.size(), 1u);
+  EXPECT_EQ(back.unsupported[0].signature, verdict.unsupported[0].signature);
+  // Any other exception of eager stays a bug.
+  Fixture g;
+  g.torch().outcome = Outcome::Exception;
+  g.torch().calls.clear();
+  g.torch().message = "node 1 't' (tanh): expected a tensor of 3 dims";
+  expect_single(g.verdict(), Symptom::ExceptionMismatch, "torch");
+}
+
+TEST(JudgeLabels, AWarmUpSwitchToWrongValuesIsAWrongOutputAtThatCall) {
+  Fixture f;
+  f.results.push_back(as_path(f.torch(), "torchscript"));
+  for (std::size_t c = 1; c < 3; ++c) {
+    f.results.back().calls[c].outputs[0] = perturbed(f.results.back().calls[c].outputs[0], 4, 0.5);
+  }
+  Verdict verdict = f.verdict();
+  expect_single(verdict, Symptom::WrongOutput, "torchscript");
+  ASSERT_TRUE(verdict.findings[0].call.has_value());
+  EXPECT_EQ(*verdict.findings[0].call, 1);
+  EXPECT_EQ(verdict.findings[0].signature, "wrong-output|torchscript||call 1");
+  // Eager has no warm-up: the same change there is nondeterminism.
+  Fixture g;
+  for (std::size_t c = 1; c < 3; ++c) {
+    g.torch().calls[c].outputs[0] = perturbed(g.torch().calls[c].outputs[0], 4, 0.5);
+  }
+  expect_single(g.verdict(), Symptom::Nondeterminism, "torch");
+  // Calls after the switch that disagree with each other are nondeterminism on any path.
+  Fixture h;
+  h.results.push_back(as_path(h.torch(), "torchscript"));
+  h.results.back().calls[2].outputs[0] = perturbed(h.results.back().calls[2].outputs[0], 4, 0.5);
+  expect_single(h.verdict(), Symptom::Nondeterminism, "torchscript");
+}
+
+// std of a constant: float32 leaves ~1e-7 of cancellation where float64 leaves ~1e-16. The
+// rounding model sets the tolerance from the terms that cancel, not from the result.
+TEST(JudgeRounding, CancellationIsToleratedAndARealErrorIsNot) {
+  Graph g;
+  const auto x = g.add_input("x", {Dtype::Float32, {4, 6}});
+  const auto h =
+      g.add_node(OpKind::Hardtanh, {x}, ir::Attributes().set("min_val", -2.0).set("max_val", -0.7),
+                 {{Dtype::Float32, {4, 6}}})[0];
+  const auto s =
+      g.add_node(OpKind::Std, {h}, ir::Attributes().set("dim", std::vector<std::int64_t>{1}),
+                 {{Dtype::Float32, {4}}})[0];
+  g.mark_output(s);
+  TensorMap values{{"x", full({4, 6}, 0.25)}};
+  const std::vector<Tensor> cotangents = ir::random_cotangents(g, 1);
+  std::vector<BackendResult> results = {run_engine(g, values, cotangents, true),
+                                        run_engine(g, values, cotangents, false),
+                                        run_engine(g, values, cotangents, false)};
+  results[2].backend = "torch";
+  const JudgeOptions rules = with_case_rules({}, g, values, cotangents);
+  ASSERT_NE(rules.rounding, nullptr);
+  EXPECT_GE(rules.rounding->monte_carlo_runs, 1);
+  for (double offset : {1.8e-7, 1e-3}) {
+    for (CallResult& call : results[2].calls) {
+      call.outputs[0] = full({4}, offset).to(Dtype::Float32);
+    }
+    const Verdict verdict = judge(g, results, rules);
+    EXPECT_EQ(verdict.bug(), offset > 1e-4) << offset << describe(verdict);
+  }
+}
+
+// floor(x * 10) with x = float32(0.1): float64 gives 1.0000000149..., within one float32
+// rounding of 1, so floor may honestly give 0 or 1; 2 is still wrong.
+TEST(JudgeRounding, AFloorWithinRoundingOfAnIntegerAcceptsEitherSideOnly) {
+  Graph g;
+  const auto x = g.add_input("x", {Dtype::Float32, {2}});
+  const auto w = g.add_input("w", {Dtype::Float32, {2}});
+  const auto m = g.add_node(OpKind::Mul, {x, w}, {}, {{Dtype::Float32, {2}}})[0];
+  const auto f = g.add_node(OpKind::Floor, {m}, {}, {{Dtype::Float32, {2}}})[0];
+  g.mark_output(f);
+  TensorMap values{{"x", tensor(std::vector<float>{0.1f, 0.37f}, {2})},
+                   {"w", tensor(std::vector<float>{10.0f, 10.0f}, {2})}};
+  const std::vector<Tensor> cotangents = ir::random_cotangents(g, 1);
+  std::vector<BackendResult> results = {run_engine(g, values, cotangents, true),
+                                        run_engine(g, values, cotangents, false),
+                                        run_engine(g, values, cotangents, false)};
+  results[2].backend = "torch";
+  const JudgeOptions rules = with_case_rules({}, g, values, cotangents);
+  ASSERT_NE(rules.rounding, nullptr);
+  EXPECT_EQ(rules.rounding->moved_decisions, (std::vector<std::size_t>{1}));
+  for (float first : {0.0f, 1.0f, 2.0f}) {
+    for (CallResult& call : results[2].calls) {
+      call.outputs[0] = tensor(std::vector<float>{first, 3.0f}, {2});
+    }
+    const Verdict verdict = judge(g, results, rules);
+    EXPECT_EQ(verdict.bug(), first == 2.0f) << first << describe(verdict);
+  }
+  // The element far from a boundary (3.7) is judged exactly.
+  for (CallResult& call : results[2].calls) {
+    call.outputs[0] = tensor(std::vector<float>{1.0f, 4.0f}, {2});
+  }
+  EXPECT_TRUE(judge(g, results, rules).bug());
+}
+
+}  // namespace
+}  // namespace weft::oracle

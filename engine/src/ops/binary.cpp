@@ -216,12 +216,14 @@ Tensor pow(const Tensor& a0, const Tensor& b0) {
         const Tensor& b = s[1];
         const Tensor& out = s[2];
         // d/da a^b = b a^(b-1) (0 where b == 0, as PyTorch); d/db a^b = a^b log a (0 where a == 0
-        // and b >= 0).
-        Tensor ga = where(eq(b, wrapped_scalar(0.0)), zeros_like(a), b * pow(a, b - 1.0));
-        Tensor log_a = where(logical_and(eq(a, wrapped_scalar(0.0)), ge(b, wrapped_scalar(0.0))),
-                             zeros_like(a), log(a));
-        return std::vector<Tensor>{sum_to(g[0] * ga, a.sizes()),
-                                   sum_to(g[0] * out * log_a, b.sizes())};
+        // and b >= 0). As in PyTorch, the base's zeros are selected after multiplying by the
+        // incoming gradient (an infinite one gives 0 there), the exponent's before (inf * 0).
+        const Tensor zero = zeros_like(g[0]);
+        Tensor ga = where(eq(b, wrapped_scalar(0.0)), zero, g[0] * (b * pow(a, b - 1.0)));
+        Tensor gb =
+            g[0] * where(logical_and(eq(a, wrapped_scalar(0.0)), ge(b, wrapped_scalar(0.0))),
+                         zeros_like(a), out * log(a));
+        return std::vector<Tensor>{sum_to(ga, a.sizes()), sum_to(gb, b.sizes())};
       });
   return out;
 }
