@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "arguments.h"
+#include "capabilities.h"
 #include "commands.h"
 #include "reduced_case.h"
 #include "weft/corpus/campaign.h"
@@ -54,6 +55,7 @@ struct FuzzArgs {
   bool resume = false;
   std::string shard = "0/1";
   bool reduce = false;
+  bool learn_gaps = true;  // learn the LibTorch's capability gaps and let the generator avoid them
   double time_limit = 20;
   double interval = 5;
 };
@@ -145,6 +147,10 @@ class FuzzRun {
     backends_ = o.at("backends").get<std::vector<std::string>>();
     ops_ = parse_ops(o.at("ops").get<std::vector<std::string>>(), "campaign.json ops");
     exclude_ = parse_ops(o.at("exclude").get<std::vector<std::string>>(), "campaign.json exclude");
+    if (o.contains("avoid")) {
+      avoid_ = gaps_from_names(o.at("avoid").get<std::vector<std::vector<std::string>>>(),
+                               (campaign_.dir() / "campaign.json").string() + " options/avoid");
+    }
     elapsed_before_ = campaign_.progress().elapsed;
     tty_ = ::isatty(2) != 0;
     if (args_.reduce) {
@@ -269,6 +275,7 @@ class FuzzRun {
     options.generator.nodes = nodes;
     options.generator.ops = ops_;
     options.generator.exclude = exclude_;
+    options.generator.avoid = avoid_;
     const gen::GeneratedCase generated = gen::generate_case(generator, options);
     const auto t1 = Clock::now();
     const oracle::CaseReport report = oracle.check(generated.graph, generated.values.values);
@@ -490,6 +497,7 @@ class FuzzRun {
   std::vector<std::string> backends_;
   std::vector<ir::OpKind> ops_;
   std::vector<ir::OpKind> exclude_;
+  CapabilityGaps avoid_;  // the PyTorch's capability gaps, from campaign.json
   double elapsed_before_ = 0;
   bool tty_ = false;
 
@@ -538,6 +546,12 @@ int fuzz(FuzzArgs args) {
     for (ir::OpKind op : parse_ops(args.ops, "--ops")) ops.emplace_back(ir::op_name(op));
     for (ir::OpKind op : parse_ops(args.exclude, "--exclude"))
       exclude.emplace_back(ir::op_name(op));
+    // Only LibTorch's paths have its gaps (planted faults run on the engine).
+    const bool runs_torch = std::any_of(backends.begin(), backends.end(), [](const std::string& b) {
+      return !oracle::eager_backend_of(b).empty();
+    });
+    const CapabilityGaps gaps =
+        args.learn_gaps && runs_torch ? learn_capability_gaps(args.time_limit) : CapabilityGaps{};
     const nlohmann::json options = {{"seed", args.seed},
                                     {"nodes", {lo, hi}},
                                     {"backends", backends},
@@ -548,6 +562,7 @@ int fuzz(FuzzArgs args) {
                                     {"time", args.time},
                                     {"jobs", args.jobs},
                                     {"reduce", args.reduce},
+                                    {"avoid", gaps_to_names(gaps)},
                                     {"time_limit", args.time_limit}};
     const nlohmann::json versions = {{"weft", std::string(kVersion)},
                                      {"libtorch", oracle::torch_version()},
@@ -576,6 +591,9 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_flag("--resume", args->resume, "Continue the campaign in --out");
   cmd->add_option("--shard", args->shard, "I/N: this machine's disjoint share of the case indices");
   cmd->add_flag("--reduce", args->reduce, "Minimize each new bucket's first case");
+  cmd->add_flag("!--no-learn-gaps", args->learn_gaps,
+                "Do not learn the LibTorch's capability gaps (op x dtype) for the generator to "
+                "avoid");
   cmd->add_option("--time-limit", args->time_limit, "Seconds per backend run before a timeout");
   cmd->add_option("--interval", args->interval, "Seconds between stats lines");
   cmd->callback([args] {

@@ -56,6 +56,13 @@ int replay(const ReplayArgs& args) {
                  "are not reported\n";
   }
   if (!verdict.note.empty()) std::cout << "note: " << verdict.note << "\n";
+  for (const oracle::Unsupported& gap : verdict.unsupported) {
+    std::string dtypes;
+    for (const std::string& d : gap.dtypes) dtypes += (dtypes.empty() ? "" : ", ") + d;
+    std::cout << fmt::format("capability gap (not a bug): {} refuses {}{}: {}\n", gap.backend,
+                             gap.op.empty() ? "the case" : gap.op,
+                             dtypes.empty() ? "" : " of " + dtypes, gap.message);
+  }
   if (!verdict.bug()) {
     std::cout << "verdict: no bug (" << report.results.size() << " backends, "
               << report.backend_runs << " runs)\n";
@@ -67,6 +74,11 @@ int replay(const ReplayArgs& args) {
         finding.backend,
         finding.node ? fmt::format(" at node {} ({})", *finding.node, finding.op) : std::string(),
         finding.message, finding.signature);
+    if (!finding.also.empty()) {
+      std::string also;
+      for (const std::string& b : finding.also) also += (also.empty() ? "" : ", ") + b;
+      std::cout << "  also shown by: " << also << "\n";
+    }
   }
   return 1;
 }

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the regression corpus (corpus/cases/<name>/): graph.json, values.safetensors and
-expect.json, the verdict each case must replay to. Standard library only, so the cases can be
-rebuilt anywhere: python3 corpus/cases/make_cases.py. Every case is small enough to read."""
+"""Writes the hand-made cases of the regression corpus (corpus/cases/<name>/): graph.json,
+values.safetensors and expect.json, the verdict each case must replay to. Standard library
+only, so the cases can be rebuilt anywhere: python3 corpus/cases/make_cases.py. Every case is
+small enough to read. The corpus's other cases are reduced cases of campaigns, copied with an
+expect.json written by hand ("found" says where); this script leaves them alone. The
+optimize_for_inference findings on one-element conv lists are not here: weft's emitter writes
+those lists as ints, so no weft path reaches them; TorchScriptFindings tests keep them."""
 import json
 import math
 import os
@@ -124,6 +128,14 @@ def main():
     c.outputs = [c.node("pad", [x], [("int64", [1, 2, 7])], pad=[1, 1], mode="reflect")]
     c.write("gap-reflection-pad-int64", {"bug": False, "unsupported": "pad"},
             "eager refuses int64 reflection padding: a capability gap, not a bug")
+
+    # Capability gap: eager batch_norm cannot index the statistics of zero channels.
+    c = Case()
+    x = c.leaf("input", "x", "float32", [2, 0, 3], [])
+    params = [c.leaf("parameter", name, "float32", [0], []) for name in ("w", "b", "rm", "rv")]
+    c.outputs = [c.node("batch_norm", [x] + params, [("float32", [2, 0, 3])], training=False)]
+    c.write("gap-batch-norm-zero-channels", {"bug": False, "unsupported": "batch_norm"},
+            "eager batch_norm refuses zero channels (select() out of range): a capability gap")
 
     # Real: float32 gelu backward never writes its result when the incoming gradient is not
     # contiguous (oneDNN); the permute after it makes it so.

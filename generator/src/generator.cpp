@@ -327,6 +327,10 @@ class Build {
     std::vector<ir::ValueId> ids;
     std::vector<Dtype> dtypes;
     materialize(p, *result, ids, dtypes, /*placeholders_allowed=*/true);
+    if (avoided(spec.op, dtypes)) {
+      rollback(before);
+      return false;
+    }
     const std::vector<Dtype> out_dtypes = spec.output_dtypes(dtypes, result->attrs);
     std::vector<ir::TensorType> types;
     for (std::size_t i = 0; i < result->output_shapes.size(); ++i) {
@@ -390,6 +394,10 @@ class Build {
     std::vector<ir::ValueId> ids;
     std::vector<Dtype> dtypes;
     materialize(p, *result, ids, dtypes, /*placeholders_allowed=*/true);
+    if (avoided(spec.op, dtypes)) {
+      rollback(before);
+      return false;
+    }
     // The placeholder stops being an input and becomes the new node's output.
     auto& inputs = graph_.mutable_leaves(ir::LeafKind::Input);
     const std::vector<ir::ValueId> saved_inputs = inputs;
@@ -411,6 +419,13 @@ class Build {
     }
     placeholders_.erase(placeholders_.begin() + static_cast<std::ptrdiff_t>(which));
     return true;
+  }
+
+  // Whether the PyTorch under test lacks `op` for this first input's dtype.
+  bool avoided(ir::OpKind op, const std::vector<Dtype>& dtypes) const {
+    if (dtypes.empty()) return false;
+    return std::find(options_.avoid.begin(), options_.avoid.end(),
+                     std::make_pair(op, dtypes.front())) != options_.avoid.end();
   }
 
   // Where the graph stood before an insertion, to undo it.

@@ -14,6 +14,7 @@
 #include "vjp.h"
 #include "weft/error.h"
 #include "weft/ir/subgraph.h"
+#include "weft/oracle/reference_check.h"
 
 namespace weft::oracle {
 
@@ -134,6 +135,75 @@ class TieChecker {
   std::vector<Tensor> inputs32_;  // the float32 engine's
 };
 
+const BackendResult* result_of(const std::vector<BackendResult>& results, const std::string& name) {
+  for (const BackendResult& result : results) {
+    if (result.backend == name && result.outcome == Outcome::Ok && !result.calls.empty()) {
+      return &result;
+    }
+  }
+  return nullptr;
+}
+
+// Eager's wrong gradient is the reference's when finite differences side with eager: the
+// engine's own check of its derivative (reference_check.h).
+void blame_the_reference(const ir::Graph& graph, const ir::TensorMap& values,
+                         const std::vector<Tensor>& cotangents,
+                         const std::vector<BackendResult>& results, Verdict& verdict) {
+  for (Finding& finding : verdict.findings) {
+    if (finding.symptom != Symptom::WrongGradient ||
+        eager_backend_of(finding.backend) != finding.backend) {
+      continue;
+    }
+    const BackendResult* reference = result_of(results, kReferenceBackend);
+    const BackendResult* eager = result_of(results, finding.backend);
+    if (!reference || !eager) continue;
+    std::string why;
+    if (!finite_differences_contradict_reference(graph, values, cotangents,
+                                                 reference->calls[0].gradients,
+                                                 eager->calls[0].gradients, why)) {
+      continue;
+    }
+    for (BackendSummary& summary : verdict.backends) {
+      if (summary.backend == finding.backend) summary.agrees = true;
+      if (summary.backend == kReferenceBackend) summary.agrees = false;
+    }
+    finding.backend = kReferenceBackend;
+    finding.message = "the reference's gradient contradicts finite differences, eager's agrees (" +
+                      why + "): " + finding.message;
+    finding.signature = make_signature(finding);
+  }
+}
+
+// The path a variant builds on: TorchScript's freeze, optimize_for_inference and fusers all
+// start from the scripted module and its profiling executor ("torchscript").
+std::string base_path_of(const std::string& backend) {
+  const std::string prefix = "torchscript-";
+  return backend.rfind(prefix, 0) == 0 ? "torchscript" : std::string();
+}
+
+// A variant that fails as its base path does, at the same node, shows the base path's bug.
+void fold_into_base_paths(Verdict& verdict) {
+  std::vector<Finding> kept;
+  for (Finding& finding : verdict.findings) {
+    const std::string base = base_path_of(finding.backend);
+    auto root =
+        std::find_if(verdict.findings.begin(), verdict.findings.end(), [&](const Finding& f) {
+          return !base.empty() && f.backend == base && f.symptom == finding.symptom &&
+                 f.node == finding.node &&
+                 f.signature.substr(f.signature.find('|', f.signature.find('|') + 1)) ==
+                     finding.signature.substr(
+                         finding.signature.find('|', finding.signature.find('|') + 1));
+        });
+    if (root == verdict.findings.end()) continue;
+    root->also.push_back(finding.backend);
+    finding.backend.clear();  // folded
+  }
+  for (Finding& finding : verdict.findings) {
+    if (!finding.backend.empty()) kept.push_back(std::move(finding));
+  }
+  verdict.findings = std::move(kept);
+}
+
 }  // namespace
 
 JudgeOptions with_tie_rule(JudgeOptions options, const ir::Graph& graph,
@@ -237,6 +307,9 @@ CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& values) {
   const auto ran = Clock::now();
   report.verdict =
       judge(graph, report.results, with_case_rules(options_.judge, graph, values, spec.cotangents));
+  if (options_.gradients) {
+    blame_the_reference(graph, values, spec.cotangents, report.results, report.verdict);
+  }
   const auto judged = Clock::now();
   report.run_seconds = seconds(start, ran);
   report.judge_seconds = seconds(ran, judged);
@@ -253,6 +326,7 @@ CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& values) {
       finding.signature = make_signature(finding);
     }
   }
+  if (options_.localize) fold_into_base_paths(report.verdict);
   report.localize_seconds = seconds(judged, Clock::now());
   return report;
 }
@@ -263,13 +337,16 @@ bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Fi
   spec.calls = options_.calls;
   if (options_.gradients) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
   std::vector<std::string> backends = {kReferenceBackend, kEngineBackend};
-  if (std::find(backends.begin(), backends.end(), finding.backend) == backends.end()) {
-    backends.push_back(finding.backend);
+  // A reference finding is eager's disagreement that finite differences settled.
+  const std::string path = finding.backend == kReferenceBackend ? "torch" : finding.backend;
+  if (std::find(backends.begin(), backends.end(), path) == backends.end()) {
+    backends.push_back(path);
   }
   const std::vector<BackendResult> results = worker_.run_all(backends, graph, values, spec);
   runs += static_cast<int>(results.size());
-  const Verdict verdict =
+  Verdict verdict =
       judge(graph, results, with_case_rules(options_.judge, graph, values, spec.cotangents));
+  if (options_.gradients) blame_the_reference(graph, values, spec.cotangents, results, verdict);
   return std::any_of(verdict.findings.begin(), verdict.findings.end(), [&](const Finding& f) {
     return f.backend == finding.backend && f.symptom == finding.symptom;
   });
@@ -313,9 +390,7 @@ void Oracle::localize(const ir::Graph& graph, const ir::TensorMap& values, Findi
                       double slowest_ok, int& runs) {
   if (graph.nodes().empty()) return;
   // A gradient finding names the node whose VJP is wrong on the case's own values.
-  if (options_.gradients &&
-      (finding.symptom == Symptom::WrongGradient || (finding.symptom == Symptom::NanInfMismatch &&
-                                                     !gradient_leaf_of(finding.message).empty()))) {
+  if (is_gradient_finding(finding)) {
     if (auto node = localize_gradient(graph, values, finding, runs)) {
       finding.node = node;
       return;
@@ -348,6 +423,52 @@ void Oracle::localize(const ir::Graph& graph, const ir::TensorMap& values, Findi
   }
   worker_.set_time_limit(full_limit);
   finding.node = lo;
+  if (is_gradient_finding(finding)) {
+    if (auto producer = blame_a_producer(graph, values, finding, lo, runs)) finding.node = producer;
+  }
+}
+
+bool Oracle::is_gradient_finding(const Finding& finding) const {
+  return options_.gradients && (finding.symptom == Symptom::WrongGradient ||
+                                (finding.symptom == Symptom::NanInfMismatch &&
+                                 !gradient_leaf_of(finding.message).empty()));
+}
+
+std::optional<std::size_t> Oracle::blame_a_producer(const ir::Graph& graph,
+                                                    const ir::TensorMap& values,
+                                                    const Finding& finding, std::size_t node,
+                                                    int& runs) {
+  for (ir::ValueId input : graph.nodes()[node].inputs) {
+    const std::optional<std::size_t> producer = graph.producer(input);
+    if (!producer || !is_floating(graph.type(input).dtype)) continue;
+    const std::optional<VjpGraph> pair =
+        producer_graph(graph, values, *producer, options_.cotangent_seed);
+    if (!pair) continue;
+    RunSpec spec;
+    spec.calls = options_.calls;
+    spec.cotangents = pair->cotangents;
+    std::vector<std::string> backends = {kReferenceBackend, kEngineBackend};
+    if (std::find(backends.begin(), backends.end(), finding.backend) == backends.end()) {
+      backends.push_back(finding.backend);
+    }
+    std::vector<BackendResult> results;
+    try {
+      results = worker_.run_all(backends, pair->graph, pair->values, spec);
+    } catch (const Error&) {
+      continue;
+    }
+    runs += static_cast<int>(results.size());
+    const Verdict verdict =
+        judge(pair->graph, results,
+              with_case_rules(options_.judge, pair->graph, pair->values, spec.cotangents));
+    for (const Finding& f : verdict.findings) {
+      if (f.backend == finding.backend && f.symptom == finding.symptom &&
+          pair->node_of_leaf.count(gradient_leaf_of(f.message)) > 0) {
+        return producer;
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace weft::oracle

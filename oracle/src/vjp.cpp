@@ -7,6 +7,7 @@
 
 #include "weft/autograd.h"
 #include "weft/ops.h"
+#include "weft/random.h"
 
 namespace weft::oracle {
 
@@ -102,6 +103,53 @@ std::optional<VjpGraph> vjp_graph(const ir::Graph& graph, const ir::TensorMap& v
     }
   }
   if (result.graph.nodes().empty()) return std::nullopt;
+  return result;
+}
+
+std::optional<VjpGraph> producer_graph(const ir::Graph& graph, const ir::TensorMap& values,
+                                       std::size_t producer, std::uint64_t seed) {
+  if (producer >= graph.nodes().size()) return std::nullopt;
+  const ir::Node& node = graph.nodes()[producer];
+  std::vector<Tensor> forward;
+  try {
+    ir::ExecutionOptions options;
+    options.floating_dtype = Dtype::Float64;
+    options.keep_values = true;
+    forward = ir::execute(graph, values, options).values;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  VjpGraph result;
+  bool floating_in = false;
+  std::vector<ir::ValueId> inputs;
+  for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+    const ir::TensorType& type = graph.type(node.inputs[i]);
+    floating_in = floating_in || is_floating(type.dtype);
+    const std::string name = leaf_name(producer, i);
+    inputs.push_back(result.graph.add_input(name, type));
+    result.values.emplace(name, forward[static_cast<std::size_t>(node.inputs[i])].to(type.dtype));
+    result.node_of_leaf.emplace(name, producer);
+  }
+  std::vector<ir::TensorType> types;
+  for (ir::ValueId id : node.outputs) types.push_back(graph.type(id));
+  const std::vector<ir::ValueId> outputs =
+      result.graph.add_node(node.op, inputs, node.attrs, types, node.name);
+  Generator gen(seed);
+  bool floating_out = false;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    if (!is_floating(types[k].dtype)) continue;
+    floating_out = true;
+    const std::string name = "consumer_weight" + std::to_string(k);
+    const ir::ValueId w = result.graph.add_parameter(name, types[k]);
+    std::vector<double> weights(graph.num_elements(node.outputs[k]));
+    for (double& v : weights) v = static_cast<double>(static_cast<float>(0.5 + gen.uniform()));
+    result.values.emplace(
+        name, from_blob(weights.data(), types[k].shape, Dtype::Float64).to(types[k].dtype));
+    result.graph.mark_output(
+        result.graph.add_node(ir::OpKind::Mul, {outputs[k], w}, {}, {types[k]}, "consumer")[0]);
+  }
+  if (!floating_in || !floating_out) return std::nullopt;
+  result.cotangents = ir::random_cotangents(result.graph, seed);
   return result;
 }
 

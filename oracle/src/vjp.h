@@ -6,6 +6,7 @@
 // consumer after it that made the gradient large or infinite.
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,15 @@ struct VjpGraph {
 // when the reference cannot run it.
 std::optional<VjpGraph> vjp_graph(const ir::Graph& graph, const ir::TensorMap& values,
                                   const std::vector<Tensor>& cotangents);
+
+// Node `producer` alone on the reference's values at its inputs, each floating output
+// multiplied by a leaf of random weights: a consumer that stands for any other. Compilers
+// differentiate groups of nodes, not single ones (TorchScript's autodiff wants two), so a
+// producer's broken derivative may show only next to a consumer: when it shows next to this
+// one as well, the producer is at fault, not the consumer bisection stopped at. Nullopt when the
+// node has no floating input or output, or the reference cannot run the case.
+std::optional<VjpGraph> producer_graph(const ir::Graph& graph, const ir::TensorMap& values,
+                                       std::size_t producer, std::uint64_t seed);
 
 // The leaf a finding's message names ("gradient of 'g9990_in0' [3]: ..."); empty when none.
 std::string gradient_leaf_of(const std::string& message);

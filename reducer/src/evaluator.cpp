@@ -28,17 +28,28 @@ bool all_finite(const std::vector<Tensor>& tensors) {
 }  // namespace
 
 bool same_finding(const oracle::Finding& candidate, const oracle::Finding& target) {
-  return candidate.symptom == target.symptom && candidate.backend == target.backend &&
-         (target.op.empty() || candidate.op == target.op);
+  if (candidate.symptom != target.symptom || candidate.backend != target.backend) return false;
+  // An exception's message is its root cause: a candidate that throws another message shows
+  // another bug (an ofi assert reduced until only the unbatched-conv2d refusal was left).
+  if ((target.symptom == oracle::Symptom::ExceptionMismatch ||
+       target.symptom == oracle::Symptom::ShapeMismatch) &&
+      !target.signature.empty()) {
+    return candidate.signature == target.signature;
+  }
+  return target.op.empty() || candidate.op == target.op;
 }
 
 Evaluator::Evaluator(const oracle::Finding& target, const ReduceOptions& options)
     : target_(target), options_(options), start_(std::chrono::steady_clock::now()) {
   oracle::OracleOptions oracle_options;
   oracle_options.backends = {oracle::kReferenceBackend, oracle::kEngineBackend};
-  if (std::find(oracle_options.backends.begin(), oracle_options.backends.end(), target.backend) ==
+  // A finding on the reference is eager's disagreement that finite differences settled: eager
+  // must run for it to show again.
+  const std::string path =
+      target.backend == oracle::kReferenceBackend ? std::string("torch") : target.backend;
+  if (std::find(oracle_options.backends.begin(), oracle_options.backends.end(), path) ==
       oracle_options.backends.end()) {
-    oracle_options.backends.push_back(target.backend);
+    oracle_options.backends.push_back(path);
   }
   oracle_options.worker = options.worker;
   if (target.symptom == oracle::Symptom::Timeout && options.hang_time_limit_seconds > 0) {

@@ -45,7 +45,14 @@ inspect "$work/a" > "$work/a.buckets" || fail "campaign a does not parse"
 [ "$(wc -l < "$work/a.buckets")" -eq 3 ] || { cat "$work/a.buckets"; fail "expected 3 buckets"; }
 grep -q "^wrong-output-fault_perturb-large_relu-relu-" "$work/a.buckets" || fail "perturb bucket"
 grep -q "^nan-inf-mismatch-fault_nan_tanh-tanh-" "$work/a.buckets" || fail "nan bucket"
-grep -q "^exception-mismatch-fault_throw_sigmoid-sigmoid-" "$work/a.buckets" || fail "throw bucket"
+# An exception's message is its root cause: its bucket names no op and lists the ops it met.
+grep -q "^exception-mismatch-fault_throw_sigmoid-any-op-" "$work/a.buckets" || fail "throw bucket"
+/usr/bin/python3 - "$work/a" <<'PY' || fail "the throw bucket does not list sigmoid in its ops"
+import json, os, sys
+bugs = os.path.join(sys.argv[1], "bugs")
+names = [b for b in os.listdir(bugs) if b.startswith("exception-mismatch-fault_throw_sigmoid")]
+assert json.load(open(os.path.join(bugs, names[0], "bucket.json")))["ops"] == ["sigmoid"]
+PY
 grep -q "symptom .*path .*op .*count" "$work/a.txt" || fail "no summary table"
 
 # 2. SIGKILL at random moments, then --resume: the same buckets and stored cases.
@@ -124,4 +131,18 @@ if "$weft" merge --help > /dev/null 2>&1; then
   inspect "$work/m" > "$work/m.buckets" || fail "merged campaign does not parse"
   diff <(sort "$work/a.buckets") <(sort "$work/m.buckets") || fail "merge differs from the unsharded campaign"
 fi
+# 6. On LibTorch's paths a campaign learns its capability gaps once (cached) and stores them
+# for the generator to avoid: LibTorch 1.13 has no int64 reflection padding.
+XDG_CACHE_HOME="$work/cache" "$weft" fuzz --backends torch --cases 2 --jobs 1 --out "$work/g" \
+  > "$work/g.txt" 2>&1 || { cat "$work/g.txt"; fail "torch campaign"; }
+grep -q "learned .* capability gaps" "$work/g.txt" || { cat "$work/g.txt"; fail "no capability probe"; }
+ls "$work/cache/weft/"capabilities-libtorch-*.json > /dev/null 2>&1 || fail "capabilities not cached"
+/usr/bin/python3 - "$work/g" <<'PY' || fail "campaign.json does not list pad/int64 to avoid"
+import json, os, sys
+avoid = json.load(open(os.path.join(sys.argv[1], "campaign.json")))["options"]["avoid"]
+assert ["pad", "int64"] in avoid, avoid
+PY
+XDG_CACHE_HOME="$work/cache" "$weft" fuzz --backends torch --cases 2 --jobs 1 --out "$work/g2" \
+  > "$work/g2.txt" 2>&1 || fail "second torch campaign"
+grep -q "learned" "$work/g2.txt" && fail "the capability gaps were probed again instead of read"
 echo "fuzz campaigns behave"

@@ -110,6 +110,28 @@ TEST(Generator, OpListsRestrictWhatIsDrawn) {
   EXPECT_THROW(generator.generate(options), Error);
 }
 
+// A capability gap of the PyTorch under test (pad of int64) is never generated; the same op on
+// other dtypes still is.
+TEST(Generator, AvoidedOpDtypePairsAreNotDrawn) {
+  Generator generator;
+  GeneratorOptions options;
+  options.nodes = 4;
+  options.ops = {ir::OpKind::Pad, ir::OpKind::Add};
+  options.dtypes = {Dtype::Int64, Dtype::Float32};
+  options.avoid = {{ir::OpKind::Pad, Dtype::Int64}};
+  int pads = 0;
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    options.seed = seed;
+    const Generated g = generator.generate(options);
+    for (const ir::Node& n : g.graph.nodes()) {
+      if (n.op != ir::OpKind::Pad) continue;
+      ++pads;
+      EXPECT_NE(g.graph.type(n.inputs[0]).dtype, Dtype::Int64) << "seed " << seed;
+    }
+  }
+  EXPECT_GT(pads, 10);
+}
+
 // Across 2,000 models of 10 nodes every op with a spec appears (the table is printed).
 TEST(Generator, EveryOpIsDrawn) {
   Generator generator;

@@ -22,6 +22,7 @@
 #include "weft/ops.h"
 #include "weft/oracle/judge.h"
 #include "weft/oracle/oracle.h"
+#include "weft/oracle/reference_check.h"
 #include "weft/oracle/torch_eager.h"
 
 namespace weft::oracle {
@@ -692,6 +693,34 @@ TEST(JudgeRounding, AFloorWithinRoundingOfAnIntegerAcceptsEitherSideOnly) {
     call.outputs[0] = tensor(std::vector<float>{1.0f, 4.0f}, {2});
   }
   EXPECT_TRUE(judge(g, results, rules).bug());
+}
+
+}  // namespace
+}  // namespace weft::oracle
+
+namespace weft::oracle {
+namespace {
+
+// tanh(x * w): the true gradient against one that is off by half, in either role.
+TEST(ReferenceCheck, FiniteDifferencesSideWithTheRightGradient) {
+  Graph g;
+  const auto x = g.add_input("x", {Dtype::Float32, {2, 3}});
+  const auto w = g.add_parameter("w", {Dtype::Float32, {2, 3}});
+  const auto m = g.add_node(OpKind::Mul, {x, w}, {}, {{Dtype::Float32, {2, 3}}})[0];
+  g.mark_output(g.add_node(OpKind::Tanh, {m}, {}, {{Dtype::Float32, {2, 3}}})[0]);
+  TensorMap values{{"x", tensor(std::vector<float>{0.1f, -0.4f, 0.7f, 0.2f, -0.9f, 0.5f}, {2, 3})},
+                   {"w", tensor(std::vector<float>{0.3f, 0.8f, -0.6f, 1.1f, 0.4f, -0.2f}, {2, 3})}};
+  const std::vector<Tensor> cotangents = ir::random_cotangents(g, 3);
+  ir::ExecutionOptions f64;
+  f64.floating_dtype = Dtype::Float64;
+  const TensorMap right = ir::execute_with_gradients(g, values, cotangents, f64).gradients;
+  TensorMap wrong = right;
+  wrong["w"] = right.at("w") * 1.5;
+  std::string why;
+  EXPECT_TRUE(finite_differences_contradict_reference(g, values, cotangents, wrong, right, why));
+  EXPECT_NE(why.find("finite differences"), std::string::npos) << why;
+  EXPECT_FALSE(finite_differences_contradict_reference(g, values, cotangents, right, wrong, why));
+  EXPECT_FALSE(finite_differences_contradict_reference(g, values, cotangents, right, right, why));
 }
 
 }  // namespace

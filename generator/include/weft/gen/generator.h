@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "weft/dtype.h"
@@ -51,6 +52,10 @@ struct GeneratorOptions {
   // undone. The values come back with the graph, and generate_case starts its search there.
   bool check_values = true;
   double value_bound = 1e4;
+  // (op, dtype of its first input) combinations to leave out: the capability gaps of the
+  // PyTorch under test (weft fuzz learns them at start, like NNSmith's auto_opset), which
+  // would only be refused there.
+  std::vector<std::pair<ir::OpKind, Dtype>> avoid;
 };
 
 struct GenerationStats {

@@ -82,6 +82,11 @@ class Oracle {
   // the reference's inputs and incoming gradient; nullopt when no node alone shows it.
   std::optional<std::size_t> localize_gradient(const ir::Graph& graph, const ir::TensorMap& values,
                                                const Finding& finding, int& runs);
+  // After bisection stopped at `node`: the producer of one of its inputs whose derivative
+  // breaks next to a stand-in consumer too (compilers differentiate groups of nodes).
+  std::optional<std::size_t> blame_a_producer(const ir::Graph& graph, const ir::TensorMap& values,
+                                              const Finding& finding, std::size_t node, int& runs);
+  bool is_gradient_finding(const Finding& finding) const;
 
   OracleOptions options_;
   Worker worker_;
