@@ -591,29 +591,7 @@ bool has_discrete_decision(const ir::Graph& graph, std::optional<ir::ValueId> va
     for (ir::ValueId in : node.inputs) {
       if (graph.has_value(in)) needed[static_cast<std::size_t>(in)] = true;
     }
-    switch (node.op) {
-      case ir::OpKind::Floor:
-      case ir::OpKind::Ceil:
-      case ir::OpKind::Round:
-      case ir::OpKind::Sign:
-      case ir::OpKind::Eq:
-      case ir::OpKind::Ne:
-      case ir::OpKind::Lt:
-      case ir::OpKind::Le:
-      case ir::OpKind::Gt:
-      case ir::OpKind::Ge:
-      case ir::OpKind::Argmax:
-      case ir::OpKind::Argmin:
-        return true;
-      case ir::OpKind::Div:
-        if (node.attrs.has("rounding_mode")) return true;
-        break;
-      case ir::OpKind::Cast:
-        if (!node.outputs.empty() && !is_floating(graph.type(node.outputs[0]).dtype)) return true;
-        break;
-      default:
-        break;
-    }
+    if (is_discrete_decision(graph, node)) return true;
   }
   return false;
 }

@@ -352,30 +352,35 @@ bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Fi
   });
 }
 
+std::optional<Verdict> Oracle::judge_alone(const VjpGraph& problem, const std::string& backend,
+                                           int& runs) {
+  RunSpec spec;
+  spec.calls = options_.calls;
+  spec.cotangents = problem.cotangents;
+  std::vector<std::string> backends = {kReferenceBackend, kEngineBackend};
+  if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
+    backends.push_back(backend);
+  }
+  std::vector<BackendResult> results;
+  try {
+    results = worker_.run_all(backends, problem.graph, problem.values, spec);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  runs += static_cast<int>(results.size());
+  return judge(problem.graph, results,
+               with_case_rules(options_.judge, problem.graph, problem.values, spec.cotangents));
+}
+
 std::optional<std::size_t> Oracle::localize_gradient(const ir::Graph& graph,
                                                      const ir::TensorMap& values,
                                                      const Finding& finding, int& runs) {
   const std::optional<VjpGraph> problem =
       vjp_graph(graph, values, ir::random_cotangents(graph, options_.cotangent_seed));
   if (!problem) return std::nullopt;
-  RunSpec spec;
-  spec.calls = options_.calls;
-  spec.cotangents = problem->cotangents;
-  std::vector<std::string> backends = {kReferenceBackend, kEngineBackend};
-  if (std::find(backends.begin(), backends.end(), finding.backend) == backends.end()) {
-    backends.push_back(finding.backend);
-  }
-  std::vector<BackendResult> results;
-  try {
-    results = worker_.run_all(backends, problem->graph, problem->values, spec);
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-  runs += static_cast<int>(results.size());
-  const Verdict verdict =
-      judge(problem->graph, results,
-            with_case_rules(options_.judge, problem->graph, problem->values, spec.cotangents));
-  for (const Finding& f : verdict.findings) {
+  const std::optional<Verdict> verdict = judge_alone(*problem, finding.backend, runs);
+  if (!verdict) return std::nullopt;
+  for (const Finding& f : verdict->findings) {
     if (f.backend != finding.backend) continue;
     // Only a gradient of a node's own inputs names the node; anything else (a forward value
     // of one node alone differing) says nothing about which VJP is wrong.
@@ -444,24 +449,9 @@ std::optional<std::size_t> Oracle::blame_a_producer(const ir::Graph& graph,
     const std::optional<VjpGraph> pair =
         producer_graph(graph, values, *producer, options_.cotangent_seed);
     if (!pair) continue;
-    RunSpec spec;
-    spec.calls = options_.calls;
-    spec.cotangents = pair->cotangents;
-    std::vector<std::string> backends = {kReferenceBackend, kEngineBackend};
-    if (std::find(backends.begin(), backends.end(), finding.backend) == backends.end()) {
-      backends.push_back(finding.backend);
-    }
-    std::vector<BackendResult> results;
-    try {
-      results = worker_.run_all(backends, pair->graph, pair->values, spec);
-    } catch (const Error&) {
-      continue;
-    }
-    runs += static_cast<int>(results.size());
-    const Verdict verdict =
-        judge(pair->graph, results,
-              with_case_rules(options_.judge, pair->graph, pair->values, spec.cotangents));
-    for (const Finding& f : verdict.findings) {
+    const std::optional<Verdict> verdict = judge_alone(*pair, finding.backend, runs);
+    if (!verdict) continue;
+    for (const Finding& f : verdict->findings) {
       if (f.backend == finding.backend && f.symptom == finding.symptom &&
           pair->node_of_leaf.count(gradient_leaf_of(f.message)) > 0) {
         return producer;

@@ -547,6 +547,11 @@ bool is_decision_node(const ir::Graph& graph, const ir::Node& node) {
   return decision_of(graph, node) != Decision::None;
 }
 
+bool is_discrete_decision(const ir::Graph& graph, const ir::Node& node) {
+  const Decision decision = decision_of(graph, node);
+  return decision == Decision::Elementwise || decision == Decision::Index;
+}
+
 RoundingModel model_rounding(const ir::Graph& graph, const ir::TensorMap& values,
                              const std::vector<Tensor>& cotangents,
                              const RoundingOptions& options) {

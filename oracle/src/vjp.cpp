@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <regex>
+#include <utility>
 
 #include "weft/autograd.h"
 #include "weft/ops.h"
@@ -17,6 +18,24 @@ std::string leaf_name(std::size_t node, std::size_t input) {
   char text[48];
   std::snprintf(text, sizeof text, "g%05zu_in%zu", 99999 - node, input);
   return text;
+}
+
+// Appends a copy of `node` (index n of `graph`) to `result`, its inputs as leaves holding the
+// reference's values; returns the copy's outputs and their types.
+std::pair<std::vector<ir::ValueId>, std::vector<ir::TensorType>> add_alone(
+    VjpGraph& result, const ir::Graph& graph, std::size_t n, const std::vector<Tensor>& forward) {
+  const ir::Node& node = graph.nodes()[n];
+  std::vector<ir::ValueId> inputs;
+  for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+    const ir::TensorType& type = graph.type(node.inputs[i]);
+    const std::string name = leaf_name(n, i);
+    inputs.push_back(result.graph.add_input(name, type));
+    result.values.emplace(name, forward[static_cast<std::size_t>(node.inputs[i])].to(type.dtype));
+    result.node_of_leaf.emplace(name, n);
+  }
+  std::vector<ir::TensorType> types;
+  for (ir::ValueId id : node.outputs) types.push_back(graph.type(id));
+  return {result.graph.add_node(node.op, inputs, node.attrs, types, node.name), types};
 }
 
 }  // namespace
@@ -81,18 +100,7 @@ std::optional<VjpGraph> vjp_graph(const ir::Graph& graph, const ir::TensorMap& v
       gets_gradient = gets_gradient || gradient[static_cast<std::size_t>(id)].defined();
     }
     if (!floating_in || !gets_gradient) continue;
-    std::vector<ir::ValueId> inputs;
-    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-      const ir::TensorType& type = graph.type(node.inputs[i]);
-      const std::string name = leaf_name(n, i);
-      inputs.push_back(result.graph.add_input(name, type));
-      result.values.emplace(name, forward[static_cast<std::size_t>(node.inputs[i])].to(type.dtype));
-      result.node_of_leaf.emplace(name, n);
-    }
-    std::vector<ir::TensorType> types;
-    for (ir::ValueId id : node.outputs) types.push_back(graph.type(id));
-    const std::vector<ir::ValueId> outputs =
-        result.graph.add_node(node.op, inputs, node.attrs, types, node.name);
+    const auto [outputs, types] = add_alone(result, graph, n, forward);
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       result.graph.mark_output(outputs[k]);
       const ir::TensorType& type = types[k];
@@ -121,19 +129,8 @@ std::optional<VjpGraph> producer_graph(const ir::Graph& graph, const ir::TensorM
   }
   VjpGraph result;
   bool floating_in = false;
-  std::vector<ir::ValueId> inputs;
-  for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-    const ir::TensorType& type = graph.type(node.inputs[i]);
-    floating_in = floating_in || is_floating(type.dtype);
-    const std::string name = leaf_name(producer, i);
-    inputs.push_back(result.graph.add_input(name, type));
-    result.values.emplace(name, forward[static_cast<std::size_t>(node.inputs[i])].to(type.dtype));
-    result.node_of_leaf.emplace(name, producer);
-  }
-  std::vector<ir::TensorType> types;
-  for (ir::ValueId id : node.outputs) types.push_back(graph.type(id));
-  const std::vector<ir::ValueId> outputs =
-      result.graph.add_node(node.op, inputs, node.attrs, types, node.name);
+  for (ir::ValueId id : node.inputs) floating_in = floating_in || is_floating(graph.type(id).dtype);
+  const auto [outputs, types] = add_alone(result, graph, producer, forward);
   Generator gen(seed);
   bool floating_out = false;
   for (std::size_t k = 0; k < outputs.size(); ++k) {

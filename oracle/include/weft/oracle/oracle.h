@@ -17,6 +17,8 @@
 
 namespace weft::oracle {
 
+struct VjpGraph;  // oracle/src/vjp.h
+
 // The available backends a campaign runs by default: the engine pair, LibTorch eager and the
 // TorchScript paths (the legacy fuser and CUDA only when asked for / present).
 std::vector<std::string> default_backends();
@@ -87,6 +89,10 @@ class Oracle {
   std::optional<std::size_t> blame_a_producer(const ir::Graph& graph, const ir::TensorMap& values,
                                               const Finding& finding, std::size_t node, int& runs);
   bool is_gradient_finding(const Finding& finding) const;
+  // Runs a node-alone graph (VjpGraph, oracle/src/vjp.h) on the reference, the float32 engine
+  // and `backend`, and judges it; nullopt when no worker could run it.
+  std::optional<Verdict> judge_alone(const VjpGraph& problem, const std::string& backend,
+                                     int& runs);
 
   OracleOptions options_;
   Worker worker_;

@@ -57,7 +57,9 @@ RoundingModel model_rounding(const ir::Graph& graph, const ir::TensorMap& values
                              const std::vector<Tensor>& cotangents,
                              const RoundingOptions& options = {});
 
-// The nodes whose decisions the model moves (see above).
+// The nodes whose decisions the model moves (see above), and those of them whose outputs are
+// discrete (every decision but the kinks, which only route gradients).
 bool is_decision_node(const ir::Graph& graph, const ir::Node& node);
+bool is_discrete_decision(const ir::Graph& graph, const ir::Node& node);
 
 }  // namespace weft::oracle
