@@ -174,32 +174,62 @@ void blame_the_reference(const ir::Graph& graph, const ir::TensorMap& values,
   }
 }
 
-// The path a variant builds on: TorchScript's freeze, optimize_for_inference and fusers all
-// start from the scripted module and its profiling executor ("torchscript").
-std::string base_path_of(const std::string& backend) {
-  const std::string prefix = "torchscript-";
-  return backend.rfind(prefix, 0) == 0 ? "torchscript" : std::string();
+// The paths a variant builds on, nearest first: optimize_for_inference runs on the frozen
+// module, and freezing, fusers and the legacy executor all start from the scripted module
+// and its profiling executor ("torchscript").
+std::vector<std::string> base_paths_of(const std::string& backend) {
+  if (backend == "torchscript-ofi") return {"torchscript-frozen", "torchscript"};
+  if (backend.rfind("torchscript-", 0) == 0) return {"torchscript"};
+  return {};
 }
 
-// A variant that fails as its base path does, at the same node, shows the base path's bug.
+// Whether two findings of related paths are the same one: the same signature after the path
+// (a message-bearing symptom's is the message; a value symptom's the op and the call), and for
+// value symptoms the same node.
+bool same_root(const Finding& a, const Finding& b) {
+  const auto tail = [](const std::string& signature) {
+    const std::size_t first = signature.find('|');
+    return first == std::string::npos ? signature
+                                      : signature.substr(signature.find('|', first + 1));
+  };
+  if (a.symptom != b.symptom || tail(a.signature) != tail(b.signature)) return false;
+  const bool message_bearing =
+      a.symptom == Symptom::ExceptionMismatch || a.symptom == Symptom::ShapeMismatch;
+  return message_bearing || a.node == b.node;
+}
+
+// A variant that fails as a path it builds on does shows that path's bug; the deepest variants
+// fold first, so optimize_for_inference's copy of a freeze bug ends up under torchscript-frozen
+// (or under torchscript, with frozen, when plain scripting shows it too).
 void fold_into_base_paths(Verdict& verdict) {
-  std::vector<Finding> kept;
-  for (Finding& finding : verdict.findings) {
-    const std::string base = base_path_of(finding.backend);
-    auto root =
-        std::find_if(verdict.findings.begin(), verdict.findings.end(), [&](const Finding& f) {
-          return !base.empty() && f.backend == base && f.symptom == finding.symptom &&
-                 f.node == finding.node &&
-                 f.signature.substr(f.signature.find('|', f.signature.find('|') + 1)) ==
-                     finding.signature.substr(
-                         finding.signature.find('|', finding.signature.find('|') + 1));
-        });
-    if (root == verdict.findings.end()) continue;
-    root->also.push_back(finding.backend);
-    finding.backend.clear();  // folded
+  std::vector<std::size_t> order(verdict.findings.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return base_paths_of(verdict.findings[a].backend).size() >
+           base_paths_of(verdict.findings[b].backend).size();
+  });
+  std::vector<bool> folded(verdict.findings.size(), false);
+  for (std::size_t i : order) {
+    Finding& finding = verdict.findings[i];
+    for (const std::string& base : base_paths_of(finding.backend)) {
+      std::size_t root = verdict.findings.size();
+      for (std::size_t j = 0; j < verdict.findings.size(); ++j) {
+        if (!folded[j] && j != i && verdict.findings[j].backend == base &&
+            same_root(verdict.findings[j], finding)) {
+          root = j;
+        }
+      }
+      if (root == verdict.findings.size()) continue;
+      Finding& into = verdict.findings[root];
+      into.also.push_back(finding.backend);
+      into.also.insert(into.also.end(), finding.also.begin(), finding.also.end());
+      folded[i] = true;
+      break;
+    }
   }
-  for (Finding& finding : verdict.findings) {
-    if (!finding.backend.empty()) kept.push_back(std::move(finding));
+  std::vector<Finding> kept;
+  for (std::size_t i = 0; i < verdict.findings.size(); ++i) {
+    if (!folded[i]) kept.push_back(std::move(verdict.findings[i]));
   }
   verdict.findings = std::move(kept);
 }
@@ -347,8 +377,13 @@ bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Fi
   Verdict verdict =
       judge(graph, results, with_case_rules(options_.judge, graph, values, spec.cotangents));
   if (options_.gradients) blame_the_reference(graph, values, spec.cotangents, results, verdict);
+  // An exception must throw the same message: a prefix that throws another one (an unbatched
+  // conv2d refused before the freeze bug further on) is not where this finding starts.
+  const bool message_bearing =
+      finding.symptom == Symptom::ExceptionMismatch || finding.symptom == Symptom::ShapeMismatch;
   return std::any_of(verdict.findings.begin(), verdict.findings.end(), [&](const Finding& f) {
-    return f.backend == finding.backend && f.symptom == finding.symptom;
+    return f.backend == finding.backend && f.symptom == finding.symptom &&
+           (!message_bearing || finding.signature.empty() || f.signature == finding.signature);
   });
 }
 

@@ -237,6 +237,15 @@ Tensor pad(const Tensor& x, IntList pads, std::string_view mode, double value) {
                     " resulted in a negative output size, which is invalid. Check dimension " +
                     std::to_string(d) + " of your input.");
       }
+      // PyTorch crops by the negative pads before it pads (constant_pad_nd narrows first), so
+      // the negative pads alone must leave a size of at least 0.
+      const std::int64_t cropped =
+          in[d] + std::min<std::int64_t>(l, 0) + std::min<std::int64_t>(r, 0);
+      if (cropped < 0) {
+        throw Error("start (" + std::to_string(std::max<std::int64_t>(-l, 0)) + ") + length (" +
+                    std::to_string(cropped) + ") exceeds dimension size (" + std::to_string(in[d]) +
+                    ").");
+      }
       out_shape[d] = size;
       source[d].resize(static_cast<std::size_t>(size));
       for (std::int64_t o = 0; o < size; ++o) {

@@ -112,9 +112,9 @@ struct JudgeOptions {
   // such answers.
   std::function<bool(std::size_t output, std::size_t element, double value)> accept_tie;
   // The case's rounding model (weft/oracle/rounding.h): the honest error of every element is
-  // the largest of the float32 engine's and the model's runs' distances to the reference, an
-  // element a run cannot compute finitely is not judged, and an integer element may take any
-  // value a run took. Null: the float32 engine alone sets the honest error.
+  // the largest of the float32 engine's and the Monte Carlo runs' distances to the reference;
+  // an element a run cannot compute finitely, or that an undecided decision reaches, is not
+  // judged. Null: the float32 engine alone sets the honest error.
   std::shared_ptr<const RoundingModel> rounding;
 };
 
