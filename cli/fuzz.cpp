@@ -548,7 +548,7 @@ int fuzz(FuzzArgs args) {
       exclude.emplace_back(ir::op_name(op));
     // Only LibTorch's paths have its gaps (planted faults run on the engine).
     const bool runs_torch = std::any_of(backends.begin(), backends.end(), [](const std::string& b) {
-      return !oracle::eager_backend_of(b).empty();
+      return !oracle::path_traits(b).eager.empty();
     });
     const CapabilityGaps gaps =
         args.learn_gaps && runs_torch ? learn_capability_gaps(args.time_limit) : CapabilityGaps{};

@@ -101,27 +101,4 @@ BucketFile read_bucket_file(const std::filesystem::path& path) {
   return bucket;
 }
 
-std::vector<GapEntry> read_gaps_file(const std::filesystem::path& path) {
-  const std::string source = path.string();
-  const nlohmann::json document = nlohmann::json::parse(io::read_file(path), nullptr, false);
-  if (document.is_discarded() || !document.is_array()) {
-    throw FormatError(source, "", "expected a JSON array of capability gaps");
-  }
-  std::vector<GapEntry> gaps;
-  for (std::size_t i = 0; i < document.size(); ++i) {
-    const std::string at = source + " entry " + std::to_string(i);
-    if (!document[i].is_object()) throw FormatError(at, "", "expected an object");
-    GapEntry gap;
-    gap.signature = string_member(document[i], at, "signature");
-    gap.backend = string_member(document[i], at, "backend");
-    gap.op = string_member(document[i], at, "op");
-    gap.dtypes = string_list_member(document[i], at, "dtypes");
-    gap.message = string_member(document[i], at, "message");
-    gap.count = count_member(document[i], at, "count");
-    gap.first_case = string_member(document[i], at, "first_case");
-    gaps.push_back(std::move(gap));
-  }
-  return gaps;
-}
-
 }  // namespace weft::cli

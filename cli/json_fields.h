@@ -41,18 +41,6 @@ struct BucketFile {
 };
 BucketFile read_bucket_file(const std::filesystem::path& path);
 
-// One entry of a campaign's unsupported.json (capability gaps, weft/corpus/campaign.h).
-struct GapEntry {
-  std::string signature;
-  std::string backend;
-  std::string op;
-  std::vector<std::string> dtypes;
-  std::string message;
-  std::uint64_t count = 0;
-  std::string first_case;
-};
-std::vector<GapEntry> read_gaps_file(const std::filesystem::path& path);
-
 // A string array member; FormatError naming the file and the element otherwise.
 std::vector<std::string> string_list_member(const nlohmann::json& object, const std::string& source,
                                             const char* key);

@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "json_fields.h"
 #include "reduced_case.h"
+#include "weft/corpus/campaign.h"
 #include "weft/corpus/test_case.h"
 #include "weft/error.h"
 #include "weft/io/atomic_file.h"
@@ -85,7 +86,7 @@ struct CampaignData {
   std::optional<json> progress;
   std::vector<json> stats;
   std::vector<BucketInfo> buckets;  // most cases first
-  std::vector<GapEntry> gaps;       // capability gaps, most cases first
+  std::vector<corpus::Gap> gaps;    // capability gaps, most cases first
 };
 
 std::string ops_text(const BucketFile& bucket) {
@@ -149,9 +150,13 @@ CampaignData read_campaign(const fs::path& dir) {
     if (a.count != b.count) return a.count > b.count;
     return a.name < b.name;
   });
-  if (fs::exists(dir / "unsupported.json")) data.gaps = read_gaps_file(dir / "unsupported.json");
+  if (fs::exists(dir / "unsupported.json")) {
+    for (auto& [signature, gap] : corpus::read_gaps(dir / "unsupported.json")) {
+      data.gaps.push_back(std::move(gap));
+    }
+  }
   std::sort(data.gaps.begin(), data.gaps.end(),
-            [](const GapEntry& a, const GapEntry& b) { return a.count > b.count; });
+            [](const corpus::Gap& a, const corpus::Gap& b) { return a.count > b.count; });
   return data;
 }
 
@@ -769,7 +774,7 @@ std::string render_html(const CampaignData& data) {
         "<p class=\"muted\">Not bugs: the PyTorch under test refused these cases for want of a "
         "kernel, where the engine ran them.</p>\n<table class=\"grid\"><tr><th>op</th>"
         "<th>dtypes</th><th>path</th><th>count</th><th>first case</th><th>message</th></tr>\n";
-    for (const GapEntry& gap : data.gaps) {
+    for (const corpus::Gap& gap : data.gaps) {
       html += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td><code>{}</code>"
           "</td><td>{}</td></tr>\n",
@@ -846,7 +851,7 @@ std::string render_markdown(const CampaignData& data) {
     md += "None: eager ran every case the engine ran.\n";
   } else {
     md += "| op | dtypes | path | count | first case | message |\n|---|---|---|---:|---|---|\n";
-    for (const GapEntry& gap : data.gaps) {
+    for (const corpus::Gap& gap : data.gaps) {
       md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_escape(gap.op),
                         md_escape(join(gap.dtypes)), md_escape(gap.backend), gap.count,
                         md_escape(gap.first_case), md_escape(gap.message));

@@ -171,6 +171,10 @@ std::map<std::string, Gap> gaps_from_json(const nlohmann::json& document,
   return gaps;
 }
 
+std::map<std::string, Gap> read_gaps(const fs::path& path) {
+  return gaps_from_json(read_json(path), path.string());
+}
+
 bool Progress::done(std::uint64_t index) const {
   return index < done_below || std::binary_search(done_above.begin(), done_above.end(), index);
 }

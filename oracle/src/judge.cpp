@@ -479,13 +479,6 @@ Finding make_finding(Symptom symptom, const std::string& backend, const std::str
   return finding;
 }
 
-// Paths whose first call may run another graph than the later ones: TorchScript's profiling
-// run, compilers that specialize after warm-up. Eager paths and the engine run one graph.
-bool has_warm_up(const std::string& backend) {
-  return backend != "torch" && backend != "python" && backend != kEngineBackend &&
-         backend != kReferenceBackend && backend.rfind("fault:", 0) != 0;
-}
-
 // The value symptom of one path over all its calls, or nullopt when it agrees. Wrong values
 // from a later call on, after a first call that was right, are a wrong output (or gradient)
 // "at call N" when the calls after the switch agree with each other (a warm-up switched to a
@@ -495,7 +488,7 @@ std::optional<Problem> judge_values(const BackendResult& result, const std::vect
                                     const JudgeOptions& options, Errors& errors) {
   std::optional<Problem> shape, nan, unstable;
   std::vector<std::optional<Problem>> wrong(result.calls.size());
-  const bool warm_up = has_warm_up(result.backend);
+  const bool warm_up = path_traits(result.backend).warm_up;
   for (std::size_t c = 0; c < result.calls.size(); ++c) {
     const CallResult& call = result.calls[c];
     const std::string prefix = c == 0 ? "" : "call " + std::to_string(c) + ": ";
@@ -627,7 +620,7 @@ void separate_capability_gaps(const ir::Graph& graph, const std::vector<BackendR
                               std::map<std::string, Finding>& found, Verdict& verdict) {
   for (const BackendResult& result : results) {
     if (result.outcome != Outcome::Exception ||
-        eager_backend_of(result.backend) != result.backend ||
+        path_traits(result.backend).eager != result.backend ||
         !is_capability_message(result.message)) {
       continue;
     }
@@ -645,7 +638,7 @@ void separate_capability_gaps(const ir::Graph& graph, const std::vector<BackendR
     const std::string normalized = normalize_message(result.message);
     gap.signature = "unsupported|" + gap.backend + "|" + gap.op + "|" + normalized;
     for (const BackendResult& other : results) {
-      if (other.outcome == Outcome::Exception && eager_backend_of(other.backend) == gap.backend &&
+      if (other.outcome == Outcome::Exception && path_traits(other.backend).eager == gap.backend &&
           normalize_message(other.message) == normalized) {
         found.erase(other.backend);
       }
@@ -657,7 +650,7 @@ void separate_capability_gaps(const ir::Graph& graph, const std::vector<BackendR
 // A compiled path that fails as its eager path does shows eager's bug, not one of its own.
 void fold_into_eager(std::map<std::string, Finding>& found) {
   for (auto it = found.begin(); it != found.end();) {
-    const std::string eager = eager_backend_of(it->first);
+    const std::string eager = path_traits(it->first).eager;
     auto root = eager.empty() || eager == it->first ? found.end() : found.find(eager);
     const bool same =
         root != found.end() && root->second.symptom == it->second.symptom &&
@@ -680,12 +673,6 @@ bool is_capability_message(const std::string& message) {
       R"(only supports|no kernel|Could not run '[^']*' with arguments from the|)"
       R"(out of range for tensor of size \[0\]|Non-empty [^ ]+ (data )?tensor expected)");
   return std::regex_search(message, gap);
-}
-
-std::string eager_backend_of(const std::string& backend) {
-  if (backend == kReferenceBackend || backend == kEngineBackend || backend.rfind("fault:", 0) == 0)
-    return {};
-  return "torch";
 }
 
 std::string_view symptom_name(Symptom symptom) {
@@ -754,6 +741,7 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
     summary.outcome = result.outcome;
     summary.message = result.message;
     summary.seconds = result.seconds;
+    summary.compile_seconds = result.compile_seconds;
     verdict.backends.push_back(std::move(summary));
   }
   if (!ref) {
@@ -777,13 +765,13 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
     const std::string where = result.phase.empty() ? "" : " in " + result.phase;
     if (result.outcome == Outcome::Crash) {
       report(Symptom::Crash, result.backend, "crashed" + where + ": " + result.message);
-    } else if (result.outcome == Outcome::Timeout && result.backend == "torchscript-nnc") {
-      // NNC's fused groups run in its IR interpreter here (no LLVM in this LibTorch): slow
-      // enough on large tensors that a hang cannot be told from its speed.
+    } else if (result.outcome == Outcome::Timeout &&
+               !path_traits(result.backend).timeout_gap.empty()) {
+      const std::string why = path_traits(result.backend).timeout_gap;
       Unsupported gap;
       gap.backend = result.backend;
-      gap.message = "timed out" + where + " in NNC's IR interpreter: " + result.message;
-      gap.signature = "unsupported|" + result.backend + "||timed out in NNC's IR interpreter";
+      gap.message = why + where + ": " + result.message;
+      gap.signature = "unsupported|" + result.backend + "||" + why;
       verdict.unsupported.push_back(std::move(gap));
     } else if (result.outcome == Outcome::Timeout) {
       report(Symptom::Timeout, result.backend, "timed out" + where + ": " + result.message);
@@ -895,6 +883,7 @@ json verdict_to_json(const Verdict& verdict) {
                         {"outcome", outcome_name(summary.outcome)},
                         {"message", summary.message},
                         {"seconds", summary.seconds},
+                        {"compile_seconds", summary.compile_seconds},
                         {"max_abs_error", summary.max_abs_error},
                         {"max_rel_error", summary.max_rel_error},
                         {"max_error_ratio", summary.max_error_ratio},
@@ -1049,6 +1038,9 @@ class VerdictReader {
     }
     summary.message = string(object, pointer, "message");
     summary.seconds = number(object, pointer, "seconds");
+    if (object.contains("compile_seconds")) {
+      summary.compile_seconds = number(object, pointer, "compile_seconds");
+    }
     summary.max_abs_error = number(object, pointer, "max_abs_error");
     summary.max_rel_error = number(object, pointer, "max_rel_error");
     if (object.contains("max_error_ratio")) {

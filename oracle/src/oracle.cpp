@@ -151,7 +151,7 @@ void blame_the_reference(const ir::Graph& graph, const ir::TensorMap& values,
                          const std::vector<BackendResult>& results, Verdict& verdict) {
   for (Finding& finding : verdict.findings) {
     if (finding.symptom != Symptom::WrongGradient ||
-        eager_backend_of(finding.backend) != finding.backend) {
+        path_traits(finding.backend).eager != finding.backend) {
       continue;
     }
     const BackendResult* reference = result_of(results, kReferenceBackend);
@@ -172,15 +172,6 @@ void blame_the_reference(const ir::Graph& graph, const ir::TensorMap& values,
                       why + "): " + finding.message;
     finding.signature = make_signature(finding);
   }
-}
-
-// The paths a variant builds on, nearest first: optimize_for_inference runs on the frozen
-// module, and freezing, fusers and the legacy executor all start from the scripted module
-// and its profiling executor ("torchscript").
-std::vector<std::string> base_paths_of(const std::string& backend) {
-  if (backend == "torchscript-ofi") return {"torchscript-frozen", "torchscript"};
-  if (backend.rfind("torchscript-", 0) == 0) return {"torchscript"};
-  return {};
 }
 
 // Whether two findings of related paths are the same one: the same signature after the path
@@ -205,13 +196,13 @@ void fold_into_base_paths(Verdict& verdict) {
   std::vector<std::size_t> order(verdict.findings.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return base_paths_of(verdict.findings[a].backend).size() >
-           base_paths_of(verdict.findings[b].backend).size();
+    return path_traits(verdict.findings[a].backend).bases.size() >
+           path_traits(verdict.findings[b].backend).bases.size();
   });
   std::vector<bool> folded(verdict.findings.size(), false);
   for (std::size_t i : order) {
     Finding& finding = verdict.findings[i];
-    for (const std::string& base : base_paths_of(finding.backend)) {
+    for (const std::string& base : path_traits(finding.backend).bases) {
       std::size_t root = verdict.findings.size();
       for (std::size_t j = 0; j < verdict.findings.size(); ++j) {
         if (!folded[j] && j != i && verdict.findings[j].backend == base &&

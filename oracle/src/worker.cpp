@@ -41,7 +41,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 34;  // 16 GiB: a corrupt length
-constexpr const char* kProtocol = "weft-worker-1";
+constexpr const char* kProtocol = "weft-worker-2";
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -195,6 +195,7 @@ std::string encode_result(const BackendResult& result) {
   file.metadata["message"] = result.message;
   file.metadata["phase"] = result.phase;
   file.metadata["seconds"] = std::to_string(result.seconds);
+  file.metadata["compile_seconds"] = std::to_string(result.compile_seconds);
   file.metadata["calls"] = std::to_string(result.calls.size());
   for (std::size_t c = 0; c < result.calls.size(); ++c) {
     const std::string prefix = "call/" + std::to_string(c) + "/";
@@ -220,6 +221,7 @@ BackendResult decode_result(const std::string& payload) {
   result.message = metadata(file, "message", source);
   result.phase = metadata(file, "phase", source);
   result.seconds = std::atof(metadata(file, "seconds", source).c_str());
+  result.compile_seconds = std::atof(metadata(file, "compile_seconds", source).c_str());
   const int calls = metadata_int(file, "calls", source);
   result.calls.resize(static_cast<std::size_t>(calls));
   for (int c = 0; c < calls; ++c) {

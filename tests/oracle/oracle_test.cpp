@@ -296,6 +296,36 @@ TEST(Oracle, ThePythonBackendAgreesWithTheReference) {
   EXPECT_EQ(report.results[2].calls.size(), 3u);
 }
 
+// Every PyTorch 2.x path (the project's .venv, scripts/setup-torch2) on one small case: no
+// finding, three calls, and the compiled paths count their compile time apart.
+TEST(Oracle, ThePyTorch2PathsAgreeWithTheReference) {
+  const std::string reason = make_backend("torch2-eager")->unavailable_reason();
+  if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
+  const SmallCase c = small_case();
+  OracleOptions options;
+  options.backends = {kReferenceBackend,  kEngineBackend,  "torch2-eager",      "torch2-inductor",
+                      "torch2-aot-eager", "torch2-export", "torch2-aoti-python"};
+  options.worker = worker_options();
+  options.worker.time_limit_seconds = 300;  // Inductor's first g++ compile of a graph
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  EXPECT_FALSE(report.verdict.bug()) << verdict_to_json(report.verdict).dump(1);
+  ASSERT_EQ(report.results.size(), options.backends.size());
+  for (std::size_t i = 2; i < report.results.size(); ++i) {
+    const BackendResult& result = report.results[i];
+    if (result.outcome == Outcome::Unavailable) continue;
+    EXPECT_EQ(result.outcome, Outcome::Ok) << result.backend << ": " << result.message;
+    EXPECT_EQ(result.calls.size(), 3u) << result.backend;
+    EXPECT_LE(result.compile_seconds, result.seconds + 1e-6) << result.backend;
+    if (result.backend == "torch2-inductor") {
+      EXPECT_GT(result.compile_seconds, 0) << "inductor";
+    }
+    if (result.backend == "torch2-eager") {
+      EXPECT_EQ(result.compile_seconds, 0) << "eager";
+    }
+  }
+}
+
 TEST(Oracle, UnavailableBackendsAreListedWithTheirReasonAndNotJudged) {
   bool listed = false;
   for (const BackendInfo& info : list_backends()) {
@@ -314,6 +344,28 @@ TEST(Oracle, UnavailableBackendsAreListedWithTheirReasonAndNotJudged) {
   ASSERT_EQ(report.results.size(), 3u);
   EXPECT_EQ(report.results[2].outcome, Outcome::Unavailable);
   EXPECT_NE(report.results[2].message.find("CUDA"), std::string::npos) << report.results[2].message;
+}
+
+TEST(Oracle, PathTraitsRelateEveryListedPathToItsEagerPathAndItsBases) {
+  for (const BackendInfo& info : list_backends()) {
+    if (info.name.rfind("fault:", 0) == 0) continue;
+    const PathTraits traits = path_traits(info.name);
+    const bool engine = info.name == kReferenceBackend || info.name == kEngineBackend;
+    EXPECT_EQ(traits.eager.empty(), engine) << info.name;
+    for (const std::string& base : traits.bases) {
+      // A base is itself a listed path of the same PyTorch, with fewer bases of its own.
+      EXPECT_EQ(path_traits(base).eager, traits.eager) << info.name << " on " << base;
+      EXPECT_LT(path_traits(base).bases.size(), traits.bases.size()) << info.name;
+    }
+  }
+  EXPECT_FALSE(path_traits("torch").warm_up);
+  EXPECT_TRUE(path_traits("torchscript").warm_up);
+  EXPECT_EQ(path_traits("torchscript-ofi").bases,
+            (std::vector<std::string>{"torchscript-frozen", "torchscript"}));
+  EXPECT_FALSE(path_traits("torchscript-nnc").timeout_gap.empty());
+  EXPECT_TRUE(path_traits("torchscript").timeout_gap.empty());
+  EXPECT_TRUE(path_traits("fault:perturb-large@conv2d").eager.empty());
+  EXPECT_FALSE(path_traits("fault:perturb-large@conv2d").warm_up);
 }
 
 TEST(OracleTies, AnotherCopyOfTheMaximumIsAcceptedAnyOtherIndexIsNot) {

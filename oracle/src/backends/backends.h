@@ -3,6 +3,7 @@
 // registry (registry.cpp) maps backend names to them. Private to the oracle library.
 
 #include <memory>
+#include <string_view>
 
 #include "weft/oracle/backend.h"
 #include "weft/oracle/fault.h"
@@ -28,9 +29,9 @@ enum class ScriptVariant {
 };
 std::unique_ptr<Backend> make_torchscript_backend(ScriptVariant variant);
 
-// "python" and "python-compile" (python.cpp): the emitted PyTorch program in a Python
-// interpreter subprocess; python-compile wraps the model in torch.compile (PyTorch >= 2).
-std::unique_ptr<Backend> make_python_backend(bool compile);
+// "python" and "torch2-*" (python.cpp): the emitted PyTorch program in a Python interpreter
+// subprocess, eager or compiled; nullptr for another name.
+std::unique_ptr<Backend> make_python_backend(std::string_view name);
 
 // "fault:<kind>@<op>" (fault.cpp): the engine in float32 with one op made faulty.
 std::unique_ptr<Backend> make_fault_backend(const FaultSpec& spec);

@@ -1,5 +1,6 @@
 // Backend names → constructors, the list `weft backends` prints, and run_backend(), which
 // turns every failure of a path into a result.
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
@@ -17,20 +18,91 @@ namespace {
 struct Entry {
   const char* name;
   const char* description;
+  const char* eager;  // PathTraits::eager
+  // PathTraits::bases, nearest first: optimize_for_inference runs on the frozen module;
+  // freezing, fusers and the legacy executor start from the scripted module and its
+  // profiling executor.
+  std::array<const char*, 2> bases;
+  bool warm_up;  // TorchScript's profiling run, compilers that specialize after warm-up
+  const char* timeout_gap;
 };
 
-constexpr Entry kBackends[] = {
-    {"engine-f64", "weft's engine in float64: the reference"},
-    {"engine", "weft's engine in float32: the honest float32 execution"},
-    {"torch", "LibTorch eager on the CPU"},
-    {"torchscript", "TorchScript compiled from emitted source, profiling executor"},
-    {"torchscript-frozen", "TorchScript after torch::jit::freeze (forward only)"},
-    {"torchscript-ofi", "TorchScript after freeze + optimize_for_inference (forward only)"},
-    {"torchscript-nnc", "TorchScript with the TensorExpr fuser (NNC interpreter, no LLVM)"},
-    {"torchscript-legacy", "TorchScript legacy fuser, compiles C++ at run time (opt-in)"},
-    {"python", "the emitted PyTorch program in a Python interpreter ($WEFT_PYTHON)"},
-    {"python-compile", "the emitted PyTorch program under torch.compile"},
-    {"torch-cuda", "LibTorch eager on a CUDA device"},
+// NNC's fused groups run in its IR interpreter here (no LLVM in this LibTorch): slow enough on
+// large tensors that a hang cannot be told from its speed.
+constexpr const char* kNncInterpreter = "timed out in NNC's IR interpreter";
+
+const Entry kBackends[] = {
+    {"engine-f64", "weft's engine in float64: the reference", "", {}, false, ""},
+    {"engine", "weft's engine in float32: the honest float32 execution", "", {}, false, ""},
+    {"torch", "LibTorch eager on the CPU", "torch", {}, false, ""},
+    {"torchscript",
+     "TorchScript compiled from emitted source, profiling executor",
+     "torch",
+     {},
+     true,
+     ""},
+    {"torchscript-frozen",
+     "TorchScript after torch::jit::freeze (forward only)",
+     "torch",
+     {"torchscript"},
+     true,
+     ""},
+    {"torchscript-ofi",
+     "TorchScript after freeze + optimize_for_inference (forward only)",
+     "torch",
+     {"torchscript-frozen", "torchscript"},
+     true,
+     ""},
+    {"torchscript-nnc",
+     "TorchScript with the TensorExpr fuser (NNC interpreter, no LLVM)",
+     "torch",
+     {"torchscript"},
+     true,
+     kNncInterpreter},
+    {"torchscript-legacy",
+     "TorchScript legacy fuser, compiles C++ at run time (opt-in)",
+     "torch",
+     {"torchscript"},
+     true,
+     ""},
+    {"python",
+     "the emitted PyTorch program in a Python interpreter ($WEFT_PYTHON)",
+     "torch",
+     {},
+     false,
+     ""},
+    {"torch2-eager",
+     "PyTorch 2.x eager: the emitted program in .venv's Python",
+     "torch2-eager",
+     {},
+     false,
+     ""},
+    {"torch2-inductor",
+     "PyTorch 2.x torch.compile with Inductor",
+     "torch2-eager",
+     {"torch2-aot-eager"},
+     true,
+     ""},
+    {"torch2-dynamic",
+     "PyTorch 2.x torch.compile(dynamic=True) with Inductor",
+     "torch2-eager",
+     {"torch2-inductor", "torch2-aot-eager"},
+     true,
+     ""},
+    {"torch2-aot-eager",
+     "PyTorch 2.x torch.compile with aot_eager (Dynamo + AOTAutograd)",
+     "torch2-eager",
+     {},
+     true,
+     ""},
+    {"torch2-export", "PyTorch 2.x torch.export's ExportedProgram", "torch2-eager", {}, false, ""},
+    {"torch2-aoti-python",
+     "PyTorch 2.x AOTInductor package, loaded in Python (forward only)",
+     "torch2-eager",
+     {"torch2-export"},
+     false,
+     ""},
+    {"torch-cuda", "LibTorch eager on a CUDA device", "torch", {}, false, ""},
 };
 
 std::string first_line(std::string text) {
@@ -66,8 +138,7 @@ std::unique_ptr<Backend> make_backend(std::string_view name) {
   }
   if (name == "torchscript-nnc") return make_torchscript_backend(ScriptVariant::Nnc);
   if (name == "torchscript-legacy") return make_torchscript_backend(ScriptVariant::Legacy);
-  if (name == "python") return make_python_backend(false);
-  if (name == "python-compile") return make_python_backend(true);
+  if (auto python = make_python_backend(name)) return python;
   if (name == "torch-cuda") {
     return std::make_unique<UnavailableBackend>("torch-cuda", torch_cuda_unavailable_reason());
   }
@@ -87,6 +158,19 @@ std::vector<BackendInfo> list_backends() {
   result.push_back(
       {"fault:<kind>@<op>", "", "the float32 engine with one op made faulty (testing the oracle)"});
   return result;
+}
+
+PathTraits path_traits(std::string_view backend) {
+  if (backend.substr(0, 6) == "fault:") return {};
+  for (const Entry& entry : kBackends) {
+    if (backend != entry.name) continue;
+    PathTraits traits{entry.eager, {}, entry.warm_up, entry.timeout_gap};
+    for (const char* base : entry.bases) {
+      if (base) traits.bases.emplace_back(base);
+    }
+    return traits;
+  }
+  return {"torch", {}, true, ""};
 }
 
 BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::TensorMap& values,
@@ -120,6 +204,7 @@ BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::Te
     result.outcome = memory ? Outcome::OutOfMemory : Outcome::Exception;
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.compile_seconds = backend.compile_seconds();
   return result;
 }
 

@@ -1,10 +1,19 @@
-# The python backend's server (weft/oracle/src/backends/python.cpp embeds this file): reads
-# one JSON request per line on stdin, runs the emitted PyTorch module, writes outputs and
-# gradients to a safetensors file and answers one JSON line on stdout. Standard library,
-# torch and numpy only (Debian's python3-torch depends on python3-numpy).
+# The python backends' server (weft/oracle/src/backends/python.cpp embeds this file): reads
+# one JSON request per line on stdin and answers one JSON line on stdout.
+#   {"op": "prepare", "source", "mode", "values", "inputs", "parameters", "package"}
+#       builds the emitted module and readies it for `mode` (below); answers compile seconds.
+#   {"op": "call", "values", "out", "gradients"}
+#       runs the prepared module on fresh copies of the values, writes outputs and gradients
+#       to a safetensors file; answers the seconds this call spent compiling (recompiles).
+# Modes: "eager"; torch.compile's "inductor", "inductor-dynamic" (dynamic=True) and
+# "aot_eager" (Dynamo + AOTAutograd without Inductor's codegen); "export" (the
+# ExportedProgram of torch.export); "aoti-python" (AOTInductor's .pt2 package, compiled and
+# loaded here). Standard library, torch and numpy only (Debian's python3-torch depends on
+# python3-numpy); the compile modes need PyTorch 2.
 import json
 import struct
 import sys
+import time
 
 import numpy
 import torch
@@ -47,48 +56,98 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
-def run(request):
-    scope = {"torch": torch, "F": F}
-    exec(compile(request["source"], "weft_model.py", "exec"), scope)
-    values = read_safetensors(request["values"])
-    model = scope["Model"]({name: values["value/" + name] for name in request["parameters"]})
-    leaves = {name: values["value/" + name] for name in request["inputs"]}
-    for name, t in leaves.items():
-        if t.is_floating_point():
-            t.requires_grad_(True)
-    for name, ident in model.weft_parameters.items():
-        leaves[name] = getattr(model, ident)
-    outputs = model(*[leaves[name] for name in request["inputs"]])
-    result = {}
-    for i, out in enumerate(outputs):
-        result["output/%d" % i] = out
-    if request["gradients"]:
-        objective = None
-        for i, out in enumerate(outputs):
-            if not out.is_floating_point() or not out.requires_grad:
-                continue
-            term = (out * values["cotangent/%d" % i].to(out.dtype)).sum()
-            objective = term if objective is None else objective + term
-        floating = [name for name, t in leaves.items() if t.is_floating_point()]
-        grads = [None] * len(floating)
-        if objective is not None and floating:
-            grads = torch.autograd.grad(objective, [leaves[n] for n in floating],
-                                        allow_unused=True)
-        for name, grad in zip(floating, grads):
-            result["grad/" + name] = torch.zeros_like(leaves[name]) if grad is None else grad
-    write_safetensors(request["out"], result)
+def compiled_graphs():
+    """How many graphs Dynamo has compiled in this process so far (0 without Dynamo)."""
+    try:
+        from torch._dynamo.utils import counters
+    except ImportError:
+        return 0
+    return sum(counters["stats"].values()) + sum(counters["aot_autograd"].values())
+
+
+class Prepared:
+    def __init__(self, request):
+        scope = {"torch": torch, "F": F}
+        exec(compile(request["source"], "weft_model.py", "exec"), scope)
+        values = read_safetensors(request["values"])
+        self.inputs = request["inputs"]
+        self.parameters = request["parameters"]
+        self.mode = request["mode"]
+        self.model = scope["Model"]({n: values["value/" + n] for n in self.parameters})
+        self.run = self.model
+        self.owner = self.model  # the module whose parameters the run reads
+        example = [values["value/" + n] for n in self.inputs]
+        if self.mode in ("inductor", "inductor-dynamic", "aot_eager"):
+            torch._inductor.config.fallback_random = True
+            backend = "aot_eager" if self.mode == "aot_eager" else "inductor"
+            self.run = torch.compile(self.model, backend=backend,
+                                     dynamic=True if self.mode == "inductor-dynamic" else None)
+        elif self.mode == "export":
+            self.run = torch.export.export(self.model, tuple(example)).module()
+            self.owner = self.run
+        elif self.mode == "aoti-python":
+            exported = torch.export.export(self.model, tuple(example))
+            path = torch._inductor.aoti_compile_and_package(exported,
+                                                            package_path=request["package"])
+            self.run = torch._inductor.aoti_load_package(path)
+        elif self.mode != "eager":
+            raise ValueError("unknown mode '%s'" % self.mode)
+
+    def call(self, request):
+        values = read_safetensors(request["values"])
+        leaves = {n: values["value/" + n] for n in self.inputs}
+        for t in leaves.values():
+            if t.is_floating_point():
+                t.requires_grad_(request["gradients"])
+        with torch.no_grad():
+            for name, ident in self.model.weft_parameters.items():
+                getattr(self.owner, ident).copy_(values["value/" + name])
+        for name, ident in self.model.weft_parameters.items():
+            leaves[name] = getattr(self.owner, ident)
+        outputs = self.run(*[leaves[n] for n in self.inputs])
+        result = {"output/%d" % i: out for i, out in enumerate(outputs)}
+        if request["gradients"]:
+            objective = None
+            for i, out in enumerate(outputs):
+                if not out.is_floating_point() or not out.requires_grad:
+                    continue
+                term = (out * values["cotangent/%d" % i].to(out.dtype)).sum()
+                objective = term if objective is None else objective + term
+            floating = [n for n, t in leaves.items() if t.is_floating_point()]
+            grads = [None] * len(floating)
+            if objective is not None and floating:
+                grads = torch.autograd.grad(objective, [leaves[n] for n in floating],
+                                            allow_unused=True)
+            for name, grad in zip(floating, grads):
+                result["grad/" + name] = torch.zeros_like(leaves[name]) if grad is None else grad
+        write_safetensors(request["out"], result)
 
 
 def main():
     torch.set_num_threads(1)
     print(json.dumps({"ready": torch.__version__}), flush=True)
+    prepared = None
     for line in sys.stdin:
+        graphs, start = compiled_graphs(), time.monotonic()
+        compiling = False
         try:
-            run(json.loads(line))
+            request = json.loads(line)
+            if request["op"] == "prepare":
+                prepared = None
+                compiling = request["mode"] in ("export", "aoti-python")
+                prepared = Prepared(request)
+            elif prepared is None:
+                raise RuntimeError("call before a successful prepare")
+            else:
+                prepared.call(request)
             answer = {"ok": True}
         except Exception as e:  # the path's failure is the answer
-            message = str(e).split("\n")[0]
+            message = str(e).strip().split("\n")[0]
             answer = {"ok": False, "error": "%s: %s" % (type(e).__name__, message)}
+        # A request that compiled spent its time compiling: running a small graph is
+        # negligible beside Dynamo's tracing and Inductor's g++ (Dynamo's own timers nest).
+        compiling = compiling or compiled_graphs() != graphs
+        answer["compile_seconds"] = time.monotonic() - start if compiling else 0.0
         print(json.dumps(answer), flush=True)
 
 

@@ -91,6 +91,9 @@ struct Gap {
   std::uint64_t count = 0;
   std::string first_case;
 };
+// A campaign's unsupported.json, by signature; FormatError naming the file, the entry and the
+// field when it is malformed.
+std::map<std::string, Gap> read_gaps(const std::filesystem::path& path);
 
 struct Progress {
   std::uint64_t done_below = 0;

@@ -7,7 +7,9 @@
 //
 // Backends are named by strings: "engine", "engine-f64", "torch", "torchscript",
 // "torchscript-frozen", "torchscript-ofi", "torchscript-nnc", "torchscript-legacy", "python",
-// "python-compile", "torch-cuda", and "fault:<kind>@<op>" (weft/oracle/fault.h).
+// "torch-cuda", the PyTorch 2.x paths "torch2-eager", "torch2-inductor", "torch2-dynamic",
+// "torch2-aot-eager", "torch2-export", "torch2-aoti-python", and "fault:<kind>@<op>"
+// (weft/oracle/fault.h).
 
 #include <memory>
 #include <string>
@@ -44,6 +46,7 @@ struct BackendResult {
   std::string phase;
   std::vector<CallResult> calls;  // every call that completed
   double seconds = 0;             // prepare + calls, wall time
+  double compile_seconds = 0;     // the part of `seconds` spent compiling, where the path says
 };
 
 struct RunSpec {
@@ -64,6 +67,8 @@ class Backend {
   virtual std::string unavailable_reason() const { return {}; }
   // Whether call() computes gradients when given cotangents.
   virtual bool has_gradients() const { return true; }
+  // Seconds of the last prepare + calls spent compiling (torch.compile's Dynamo + Inductor).
+  virtual double compile_seconds() const { return 0; }
   // Builds what the path needs for `graph` (a compiled module, ...) and keeps `values`.
   // Throws (any std::exception) when the path refuses the graph.
   virtual void prepare(const ir::Graph& graph, const ir::TensorMap& values) = 0;
@@ -87,6 +92,17 @@ struct BackendInfo {
 };
 // Every backend name this build knows (fault backends as "fault:<kind>@<op>"), in order.
 std::vector<BackendInfo> list_backends();
+
+// How a path relates to the others, kept in one table with the names (registry.cpp): the
+// judge and the oracle ask this instead of matching names.
+struct PathTraits {
+  std::string eager;               // the eager path it starts from; empty for engine and faults
+  std::vector<std::string> bases;  // the paths it builds on, nearest first
+  bool warm_up = false;            // its first call may run another graph than the later ones
+  std::string timeout_gap;         // non-empty: a timeout is a capability gap, and why
+};
+// An unknown name gets a compiled path's traits: starts from "torch", has a warm-up.
+PathTraits path_traits(std::string_view backend);
 
 // The reference and the honest float32 execution the judge measures others against.
 inline constexpr const char* kReferenceBackend = "engine-f64";

@@ -75,6 +75,7 @@ struct BackendSummary {
   Outcome outcome = Outcome::Ok;
   std::string message;
   double seconds = 0;
+  double compile_seconds = 0;  // the part of `seconds` spent compiling (torch.compile paths)
   // Largest errors against the reference over every call's outputs and gradients (0 when the
   // path did not run or nothing is comparable).
   double max_abs_error = 0;
@@ -128,10 +129,6 @@ std::string make_signature(const Finding& finding);
 
 // Whether an exception message says that a kernel or dtype is missing (a capability gap).
 bool is_capability_message(const std::string& message);
-
-// The eager path of the PyTorch that `backend` runs ("torch" for every LibTorch 1.13 path);
-// empty for the engine's paths and fault injection, which belong to no PyTorch.
-std::string eager_backend_of(const std::string& backend);
 
 nlohmann::json verdict_to_json(const Verdict& verdict);
 // Throws weft::FormatError naming `source` and the field for a malformed document.
