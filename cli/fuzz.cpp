@@ -546,9 +546,10 @@ int fuzz(FuzzArgs args) {
     for (ir::OpKind op : parse_ops(args.ops, "--ops")) ops.emplace_back(ir::op_name(op));
     for (ir::OpKind op : parse_ops(args.exclude, "--exclude"))
       exclude.emplace_back(ir::op_name(op));
-    // Only LibTorch's paths have its gaps (planted faults run on the engine).
+    // The probe learns the gaps of the LibTorch weft is built on: they matter only where a path
+    // of that PyTorch (eager "torch") runs, not to planted faults or PyTorch 2.x's paths.
     const bool runs_torch = std::any_of(backends.begin(), backends.end(), [](const std::string& b) {
-      return !oracle::path_traits(b).eager.empty();
+      return oracle::path_traits(b).eager == "torch";
     });
     const CapabilityGaps gaps =
         args.learn_gaps && runs_torch ? learn_capability_gaps(args.time_limit) : CapabilityGaps{};

@@ -650,7 +650,7 @@ void separate_capability_gaps(const ir::Graph& graph, const std::vector<BackendR
 // A compiled path that fails as its eager path does shows eager's bug, not one of its own.
 void fold_into_eager(std::map<std::string, Finding>& found) {
   for (auto it = found.begin(); it != found.end();) {
-    const std::string eager = path_traits(it->first).eager;
+    const std::string& eager = path_traits(it->first).eager;
     auto root = eager.empty() || eager == it->first ? found.end() : found.find(eager);
     const bool same =
         root != found.end() && root->second.symptom == it->second.symptom &&
@@ -763,15 +763,14 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
   // Crash, timeout, out of memory: results of their own, whatever the others did.
   for (const BackendResult& result : results) {
     const std::string where = result.phase.empty() ? "" : " in " + result.phase;
+    const std::string& timeout_gap = path_traits(result.backend).timeout_gap;
     if (result.outcome == Outcome::Crash) {
       report(Symptom::Crash, result.backend, "crashed" + where + ": " + result.message);
-    } else if (result.outcome == Outcome::Timeout &&
-               !path_traits(result.backend).timeout_gap.empty()) {
-      const std::string why = path_traits(result.backend).timeout_gap;
+    } else if (result.outcome == Outcome::Timeout && !timeout_gap.empty()) {
       Unsupported gap;
       gap.backend = result.backend;
-      gap.message = why + where + ": " + result.message;
-      gap.signature = "unsupported|" + result.backend + "||" + why;
+      gap.message = timeout_gap + where + ": " + result.message;
+      gap.signature = "unsupported|" + result.backend + "||" + timeout_gap;
       verdict.unsupported.push_back(std::move(gap));
     } else if (result.outcome == Outcome::Timeout) {
       report(Symptom::Timeout, result.backend, "timed out" + where + ": " + result.message);

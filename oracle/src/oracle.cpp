@@ -249,9 +249,9 @@ std::vector<std::string> default_backends() {
   std::vector<std::string> names = {kReferenceBackend, kEngineBackend,       "torch",
                                     "torchscript",     "torchscript-frozen", "torchscript-ofi",
                                     "torchscript-nnc"};
-  for (const BackendInfo& info : list_backends()) {
-    if (info.name == "torch-cuda" && info.unavailable_reason.empty()) names.push_back(info.name);
-  }
+  // Only the CUDA path's availability matters here; asking every path would start every
+  // Python interpreter (seconds each) in each process that builds OracleOptions.
+  if (make_backend("torch-cuda")->unavailable_reason().empty()) names.emplace_back("torch-cuda");
   return names;
 }
 

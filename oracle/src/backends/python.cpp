@@ -30,6 +30,7 @@
 
 #include "backends/backends.h"
 #include "weft/error.h"
+#include "weft/io/atomic_file.h"
 #include "weft/io/safetensors.h"
 #include "weft/io/tensor_bytes.h"
 #include "weft/oracle/export.h"
@@ -65,17 +66,6 @@ std::string probe(const std::string& python, const std::string& code) {
   return tail;
 }
 
-std::string read_text_file(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "r");
-  if (file == nullptr) return {};
-  std::string text;
-  std::array<char, 512> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), file) != nullptr) text += buffer.data();
-  std::fclose(file);
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
-}
-
 // Asked once per process and interpreter: importing torch takes a second or two.
 Interpreter probe_interpreter(const std::string& path, const std::string& advice) {
   Interpreter found;
@@ -85,24 +75,22 @@ Interpreter probe_interpreter(const std::string& path, const std::string& advice
     return found;
   }
   try {
+    // One import of torch (2-4 s); AOTInductor's packaging is known by version, since
+    // importing torch._inductor to look would double the cost.
     const std::string answer =
         probe(path,
-              "import torch, numpy; import torch._inductor as i; print(torch.__version__, "
-              "hasattr(torch, \"compile\") and hasattr(torch, \"export\"), "
-              "hasattr(i, \"aoti_compile_and_package\"))");
+              "import torch, numpy; print(torch.__version__, hasattr(torch, \"compile\") and "
+              "hasattr(torch, \"export\"))");
     std::istringstream words(answer);
-    std::string compile, aoti;
-    words >> found.version >> compile >> aoti;
+    std::string compile;
+    words >> found.version >> compile;
     found.compile = compile == "True";
-    found.aoti = aoti == "True";
+    int major = 0, minor = 0;
+    std::sscanf(found.version.c_str(), "%d.%d", &major, &minor);
+    found.aoti = found.compile && (major > 2 || (major == 2 && minor >= 6));
   } catch (const Error& e) {
-    // PyTorch 1.13 has no torch._inductor: try the plain import.
-    try {
-      found.version = probe(path, "import torch, numpy; print(torch.__version__)");
-    } catch (const Error& again) {
-      found.unavailable = std::string("no usable Python with torch and numpy: ") + again.what() +
-                          " (" + advice + ")";
-    }
+    found.unavailable =
+        std::string("no usable Python with torch and numpy: ") + e.what() + " (" + advice + ")";
   }
   return found;
 }
@@ -125,8 +113,10 @@ const Interpreter& torch2_python() {
     }
     const std::string venv = WEFT_SOURCE_DIR "/.venv";
     Interpreter found = probe_interpreter(venv + "/bin/python", "run scripts/setup-torch2");
-    if (const std::string why = read_text_file(venv + "/torch2-unavailable"); !why.empty()) {
-      found.unavailable = "scripts/setup-torch2 could not install PyTorch 2.x: " + why;
+    if (const std::string why = venv + "/torch2-unavailable"; std::filesystem::exists(why)) {
+      std::string reason = io::read_file(why);
+      while (!reason.empty() && reason.back() == '\n') reason.pop_back();
+      found.unavailable = "scripts/setup-torch2 could not install PyTorch 2.x: " + reason;
     }
     return found;
   }();
@@ -165,6 +155,27 @@ std::string unavailable_reason_of(const PythonPath& path) {
   return {};
 }
 
+// Runner directories are named after the worker process; a worker killed by its pool (or a
+// crash) never runs the destructor that removes its directory and Inductor cache, so each new
+// runner removes the directories of processes that no longer exist.
+constexpr const char* kDirectoryPrefix = "/tmp/weft-python-";
+
+void remove_directories_of_dead_processes() {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/tmp", error)) {
+    const std::string name = entry.path().filename().string();
+    const std::string prefix = std::filesystem::path(kDirectoryPrefix).filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+    // Without a pid (an older name: weft-python-XXXXXX) or with a dead one: nobody uses it.
+    const bool named_by_pid = pid > 0 && end != nullptr && *end == '-';
+    if (!named_by_pid || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) {
+      std::filesystem::remove_all(entry.path(), error);
+    }
+  }
+}
+
 class PythonBackend final : public Backend {
  public:
   explicit PythonBackend(const PythonPath& path) : path_(path) {}
@@ -183,14 +194,14 @@ class PythonBackend final : public Backend {
 
   void prepare(const ir::Graph& graph, const ir::TensorMap& values) override {
     graph_ = graph;
-    values_ = values;
     compile_seconds_ = 0;
+    cotangents_written_ = false;
     if (pid_ < 0) start();
     nlohmann::json request;
     request["op"] = "prepare";
     request["source"] = python_model_source(graph);
     request["mode"] = path_.mode;
-    request["values"] = write_values({});
+    request["values"] = write_tensors("values.safetensors", "value/", values);
     request["package"] = directory_ + "/model.pt2";
     request["inputs"] = nlohmann::json::array();
     request["parameters"] = nlohmann::json::array();
@@ -206,7 +217,15 @@ class PythonBackend final : public Backend {
     std::filesystem::remove(out_path);
     nlohmann::json request;
     request["op"] = "call";
-    request["values"] = write_values(cotangents);
+    // The runner keeps the values of prepare and the first call's cotangents (run_backend
+    // gives every call the same ones), and gives each call fresh copies.
+    if (!cotangents.empty() && !cotangents_written_) {
+      ir::TensorMap named;
+      for (std::size_t i = 0; i < cotangents.size(); ++i) named[std::to_string(i)] = cotangents[i];
+      write_tensors("cotangents.safetensors", "cotangent/", named);
+      cotangents_written_ = true;
+    }
+    request["cotangents"] = directory_ + "/cotangents.safetensors";
     request["out"] = out_path;
     request["gradients"] = !cotangents.empty();
     answer_of(request);
@@ -225,15 +244,14 @@ class PythonBackend final : public Backend {
   }
 
  private:
-  // The case's values (and cotangents) in one file for the runner; fresh copies each call.
-  std::string write_values(const std::vector<Tensor>& cotangents) {
+  // `tensors` as `prefix` + name in one file of the runner's directory; returns its path.
+  std::string write_tensors(const char* file_name, const char* prefix,
+                            const ir::TensorMap& tensors) {
     io::SafetensorsFile file;
-    for (const auto& [name, value] : values_)
-      file.tensors.emplace_back("value/" + name, io::to_bytes(value));
-    for (std::size_t i = 0; i < cotangents.size(); ++i) {
-      file.tensors.emplace_back("cotangent/" + std::to_string(i), io::to_bytes(cotangents[i]));
+    for (const auto& [name, value] : tensors) {
+      file.tensors.emplace_back(prefix + name, io::to_bytes(value));
     }
-    const std::string path = directory_ + "/values.safetensors";
+    const std::string path = directory_ + "/" + file_name;
     io::write_safetensors(path, file);
     return path;
   }
@@ -248,7 +266,8 @@ class PythonBackend final : public Backend {
 
   void start() {
     if (directory_.empty()) {
-      std::string path = "/tmp/weft-python-XXXXXX";
+      remove_directories_of_dead_processes();
+      std::string path = std::string(kDirectoryPrefix) + std::to_string(::getpid()) + "-XXXXXX";
       if (::mkdtemp(path.data()) == nullptr)
         throw Error("python: cannot create a temporary directory");
       directory_ = path;
@@ -343,8 +362,8 @@ class PythonBackend final : public Backend {
 
   PythonPath path_;
   double compile_seconds_ = 0;
+  bool cotangents_written_ = false;
   ir::Graph graph_;
-  ir::TensorMap values_;
   std::string directory_;
   pid_t pid_ = -1;
   int to_ = -1;

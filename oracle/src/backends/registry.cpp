@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <functional>
+#include <map>
 #include <new>
 #include <string>
 
@@ -160,17 +162,24 @@ std::vector<BackendInfo> list_backends() {
   return result;
 }
 
-PathTraits path_traits(std::string_view backend) {
-  if (backend.substr(0, 6) == "fault:") return {};
-  for (const Entry& entry : kBackends) {
-    if (backend != entry.name) continue;
-    PathTraits traits{entry.eager, {}, entry.warm_up, entry.timeout_gap};
-    for (const char* base : entry.bases) {
-      if (base) traits.bases.emplace_back(base);
+const PathTraits& path_traits(std::string_view backend) {
+  // Built once: the judge asks for every result and finding of every case.
+  static const std::map<std::string, PathTraits, std::less<>> table = [] {
+    std::map<std::string, PathTraits, std::less<>> traits;
+    for (const Entry& entry : kBackends) {
+      PathTraits& path = traits[entry.name];
+      path = {entry.eager, {}, entry.warm_up, entry.timeout_gap};
+      for (const char* base : entry.bases) {
+        if (base) path.bases.emplace_back(base);
+      }
     }
     return traits;
-  }
-  return {"torch", {}, true, ""};
+  }();
+  static const PathTraits fault{};
+  static const PathTraits unknown{"torch", {}, true, ""};
+  if (backend.substr(0, 6) == "fault:") return fault;
+  const auto found = table.find(backend);
+  return found == table.end() ? unknown : found->second;
 }
 
 BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::TensorMap& values,

@@ -2,9 +2,10 @@
 # one JSON request per line on stdin and answers one JSON line on stdout.
 #   {"op": "prepare", "source", "mode", "values", "inputs", "parameters", "package"}
 #       builds the emitted module and readies it for `mode` (below); answers compile seconds.
-#   {"op": "call", "values", "out", "gradients"}
-#       runs the prepared module on fresh copies of the values, writes outputs and gradients
-#       to a safetensors file; answers the seconds this call spent compiling (recompiles).
+#   {"op": "call", "cotangents", "out", "gradients"}
+#       runs the prepared module on fresh copies of prepare's values, writes outputs and
+#       gradients (of the cotangents file, read once per case) to a safetensors file; answers
+#       the seconds this call spent compiling (recompiles).
 # Modes: "eager"; torch.compile's "inductor", "inductor-dynamic" (dynamic=True) and
 # "aot_eager" (Dynamo + AOTAutograd without Inductor's codegen); "export" (the
 # ExportedProgram of torch.export); "aoti-python" (AOTInductor's .pt2 package, compiled and
@@ -22,6 +23,12 @@ import torch.nn.functional as F  # noqa: F401  (the emitted source uses F.*)
 DTYPES = {"BOOL": torch.bool, "I32": torch.int32, "I64": torch.int64,
           "F32": torch.float32, "F64": torch.float64}
 NAMES = {v: k for k, v in DTYPES.items()}
+
+try:  # PyTorch's pt2 fuzzing rules: compiled random ops follow eager's generator
+    import torch._inductor.config as inductor_config
+    inductor_config.fallback_random = True
+except ImportError:  # PyTorch 1.13 has no Inductor
+    pass
 
 
 def read_safetensors(path):
@@ -69,49 +76,49 @@ class Prepared:
     def __init__(self, request):
         scope = {"torch": torch, "F": F}
         exec(compile(request["source"], "weft_model.py", "exec"), scope)
-        values = read_safetensors(request["values"])
+        self.values = read_safetensors(request["values"])
+        self.cotangents = None  # read at the first call with gradients
         self.inputs = request["inputs"]
-        self.parameters = request["parameters"]
-        self.mode = request["mode"]
-        self.model = scope["Model"]({n: values["value/" + n] for n in self.parameters})
-        self.run = self.model
-        self.owner = self.model  # the module whose parameters the run reads
-        example = [values["value/" + n] for n in self.inputs]
-        if self.mode in ("inductor", "inductor-dynamic", "aot_eager"):
-            torch._inductor.config.fallback_random = True
-            backend = "aot_eager" if self.mode == "aot_eager" else "inductor"
-            self.run = torch.compile(self.model, backend=backend,
-                                     dynamic=True if self.mode == "inductor-dynamic" else None)
-        elif self.mode == "export":
-            self.run = torch.export.export(self.model, tuple(example)).module()
-            self.owner = self.run
-        elif self.mode == "aoti-python":
-            exported = torch.export.export(self.model, tuple(example))
-            path = torch._inductor.aoti_compile_and_package(exported,
+        mode = request["mode"]
+        model = scope["Model"]({n: self.values["value/" + n] for n in request["parameters"]})
+        self.identifiers = model.weft_parameters  # parameter name -> module attribute
+        self.run = model
+        self.owner = model  # the module whose parameters the run reads
+        example = tuple(self.values["value/" + n] for n in self.inputs)
+        if mode in ("inductor", "inductor-dynamic", "aot_eager"):
+            self.run = torch.compile(model, backend="aot_eager" if mode == "aot_eager" else
+                                     "inductor", dynamic=True if mode == "inductor-dynamic" else None)
+        elif mode == "export":
+            self.run = self.owner = torch.export.export(model, example).module()
+        elif mode == "aoti-python":
+            # The package holds the parameters as constants: each call's values are the same.
+            path = torch._inductor.aoti_compile_and_package(torch.export.export(model, example),
                                                             package_path=request["package"])
             self.run = torch._inductor.aoti_load_package(path)
-        elif self.mode != "eager":
-            raise ValueError("unknown mode '%s'" % self.mode)
+        elif mode != "eager":
+            raise ValueError("unknown mode '%s'" % mode)
 
     def call(self, request):
-        values = read_safetensors(request["values"])
-        leaves = {n: values["value/" + n] for n in self.inputs}
+        gradients = request["gradients"]
+        leaves = {n: self.values["value/" + n].clone() for n in self.inputs}
         for t in leaves.values():
             if t.is_floating_point():
-                t.requires_grad_(request["gradients"])
-        with torch.no_grad():
-            for name, ident in self.model.weft_parameters.items():
-                getattr(self.owner, ident).copy_(values["value/" + name])
-        for name, ident in self.model.weft_parameters.items():
-            leaves[name] = getattr(self.owner, ident)
+                t.requires_grad_(gradients)
+        for name, ident in self.identifiers.items():
+            parameter = getattr(self.owner, ident)
+            with torch.no_grad():
+                parameter.copy_(self.values["value/" + name])
+            leaves[name] = parameter
         outputs = self.run(*[leaves[n] for n in self.inputs])
         result = {"output/%d" % i: out for i, out in enumerate(outputs)}
-        if request["gradients"]:
+        if gradients:
+            if self.cotangents is None:
+                self.cotangents = read_safetensors(request["cotangents"])
             objective = None
             for i, out in enumerate(outputs):
                 if not out.is_floating_point() or not out.requires_grad:
                     continue
-                term = (out * values["cotangent/%d" % i].to(out.dtype)).sum()
+                term = (out * self.cotangents["cotangent/%d" % i].to(out.dtype)).sum()
                 objective = term if objective is None else objective + term
             floating = [n for n, t in leaves.items() if t.is_floating_point()]
             grads = [None] * len(floating)

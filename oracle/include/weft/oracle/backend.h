@@ -102,7 +102,7 @@ struct PathTraits {
   std::string timeout_gap;         // non-empty: a timeout is a capability gap, and why
 };
 // An unknown name gets a compiled path's traits: starts from "torch", has a warm-up.
-PathTraits path_traits(std::string_view backend);
+const PathTraits& path_traits(std::string_view backend);
 
 // The reference and the honest float32 execution the judge measures others against.
 inline constexpr const char* kReferenceBackend = "engine-f64";
