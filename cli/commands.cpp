@@ -26,6 +26,7 @@ void add_all_commands(CLI::App& app) {
   add_export_command(app);
   add_report_command(app);
   add_merge_command(app);
+  add_issue_command(app);
   add_worker_command(app);
 }
 

@@ -20,13 +20,14 @@ void add_report_command(CLI::App& app);    // report.cpp
 void add_merge_command(CLI::App& app);     // merge.cpp
 void add_fuzz_command(CLI::App& app);      // fuzz.cpp
 void add_reduce_command(CLI::App& app);    // reduce.cpp
+void add_issue_command(CLI::App& app);     // issue.cpp
 
 // Runs a subcommand's body as its CLI11 callback: an exception is printed as
 // "weft <command>: error: …" and gives exit status 2; any other non-zero status ends weft with
 // that status (CLI::RuntimeError, which main() turns into the exit code).
 void run_command(const char* command, const std::function<int()>& body);
 
-// The text of `weft --version`: weft, LibTorch, Z3 and CUDA availability.
+// The text of `weft --version`: weft, LibTorch, Z3, CUDA availability and every PyTorch target.
 std::string version_text();
 
 }  // namespace weft::cli

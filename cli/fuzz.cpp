@@ -57,6 +57,7 @@ struct FuzzArgs {
   bool reduce = false;
   bool learn_gaps = true;  // learn the LibTorch's capability gaps and let the generator avoid them
   double time_limit = 20;
+  double compile_limit = 180;  // more seconds for a path that compiles (WorkerOptions)
   double interval = 5;
 };
 
@@ -242,6 +243,7 @@ class FuzzRun {
       oracle::OracleOptions options;
       options.backends = backends_;
       options.worker.time_limit_seconds = args_.time_limit;
+      options.worker.compile_limit_seconds = args_.compile_limit;
       oracle::Oracle oracle(options);
       while (true) {
         std::optional<std::pair<oracle::Finding, fs::path>> pending;
@@ -356,6 +358,7 @@ class FuzzRun {
       const corpus::TestCase test_case = corpus::load_case(case_dir);
       reduce::ReduceOptions options;
       options.worker.time_limit_seconds = args_.time_limit;
+      options.worker.compile_limit_seconds = args_.compile_limit;
       options.budget_seconds = kReduceBudgetSeconds;
       // A stopping campaign keeps what the reduction has reached so far.
       options.should_stop = [this] {
@@ -533,6 +536,7 @@ int fuzz(FuzzArgs args) {
       }
       if (args.jobs <= 0) args.jobs = stored.value("jobs", 0);
       args.time_limit = stored.value("time_limit", args.time_limit);
+      args.compile_limit = stored.value("compile_limit", args.compile_limit);
       std::cerr << fmt::format("resuming {}: {} cases done, {} buckets\n", args.out,
                                existing.progress().cases, existing.buckets().size());
       return existing;
@@ -540,7 +544,7 @@ int fuzz(FuzzArgs args) {
     const auto [lo, hi] = parse_range(args.nodes, "--nodes");
     const auto [shard_index, shard_count] = parse_shard(args.shard);
     const std::vector<std::string> backends = args.backends.empty()
-                                                  ? oracle::default_backends()
+                                                  ? oracle::default_backends(true)
                                                   : oracle::parse_backend_list(args.backends);
     std::vector<std::string> ops, exclude;
     for (ir::OpKind op : parse_ops(args.ops, "--ops")) ops.emplace_back(ir::op_name(op));
@@ -564,7 +568,8 @@ int fuzz(FuzzArgs args) {
                                     {"jobs", args.jobs},
                                     {"reduce", args.reduce},
                                     {"avoid", gaps_to_names(gaps)},
-                                    {"time_limit", args.time_limit}};
+                                    {"time_limit", args.time_limit},
+                                    {"compile_limit", args.compile_limit}};
     const nlohmann::json versions = {{"weft", std::string(kVersion)},
                                      {"libtorch", oracle::torch_version()},
                                      {"z3", gen::z3_version()}};
@@ -595,6 +600,9 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_flag("!--no-learn-gaps", args->learn_gaps,
                 "Do not learn the LibTorch's capability gaps (op x dtype) for the generator to "
                 "avoid");
+  cmd->add_option("--compile-limit", args->compile_limit,
+                  "Seconds a compiling path (torch.compile, export, AOTInductor) gets on top")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--time-limit", args->time_limit, "Seconds per backend run before a timeout");
   cmd->add_option("--interval", args->interval, "Seconds between stats lines");
   cmd->callback([args] {

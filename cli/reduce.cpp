@@ -32,6 +32,7 @@ struct ReduceArgs {
   std::string out;
   int jobs = 0;
   double time_limit = 20;
+  double compile_limit = 180;  // more seconds for a path that compiles (WorkerOptions)
   double budget = 600;
   std::optional<std::size_t> finding;
   std::string backends;
@@ -48,6 +49,7 @@ std::vector<oracle::Finding> findings_of(const ReduceArgs& args,
   oracle::OracleOptions options;
   if (!args.backends.empty()) options.backends = oracle::parse_backend_list(args.backends);
   options.worker.time_limit_seconds = args.time_limit;
+  options.worker.compile_limit_seconds = args.compile_limit;
   oracle::Oracle oracle(options);
   std::cerr << "judging the case on " << options.backends.size() << " backends\n";
   return oracle.check(test_case.graph, test_case.values).verdict.findings;
@@ -90,6 +92,7 @@ int run_reduce(const ReduceArgs& args) {
   reduce::ReduceOptions options;
   options.jobs = args.jobs > 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
   options.worker.time_limit_seconds = args.time_limit;
+  options.worker.compile_limit_seconds = args.compile_limit;
   options.budget_seconds = args.budget;
   if (!args.quiet) options.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   const reduce::ReduceResult result =
@@ -126,6 +129,9 @@ void add_reduce_command(CLI::App& app) {
       ->required();
   cmd->add_option("--jobs", args->jobs,
                   "Parallel oracles, one worker process each (default: cores)");
+  cmd->add_option("--compile-limit", args->compile_limit,
+                  "Seconds a compiling path (torch.compile, export, AOTInductor) gets on top")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--time-limit", args->time_limit, "Seconds per backend run before a timeout");
   cmd->add_option(
       "--budget", args->budget,

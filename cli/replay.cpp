@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "weft/corpus/test_case.h"
 #include "weft/oracle/oracle.h"
+#include "weft/oracle/torch_info.h"
 
 namespace weft::cli {
 
@@ -20,6 +21,7 @@ struct ReplayArgs {
   std::string case_dir;
   std::string backends;
   double time_limit = 20;
+  double compile_limit = 180;  // more seconds for a path that compiles (WorkerOptions)
   int calls = 3;
   bool no_localize = false;
 };
@@ -31,8 +33,10 @@ std::string error_text(double value) {
 int replay(const ReplayArgs& args) {
   const corpus::TestCase test_case = corpus::load_case(args.case_dir);
   oracle::OracleOptions options;
-  if (!args.backends.empty()) options.backends = oracle::parse_backend_list(args.backends);
+  options.backends = args.backends.empty() ? oracle::default_backends(true)
+                                           : oracle::parse_backend_list(args.backends);
   options.worker.time_limit_seconds = args.time_limit;
+  options.worker.compile_limit_seconds = args.compile_limit;
   options.calls = args.calls;
   options.localize = !args.no_localize;
   oracle::Oracle oracle(options);
@@ -93,6 +97,9 @@ void add_replay_command(CLI::App& app) {
       ->required();
   cmd->add_option("--backends", args->backends,
                   "Comma-separated backends (default: every available one; see `weft backends`)");
+  cmd->add_option("--compile-limit", args->compile_limit,
+                  "Seconds a compiling path (torch.compile, export, AOTInductor) gets on top")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--time-limit", args->time_limit, "Seconds per backend run before a timeout")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--calls", args->calls, "Calls per backend (compiled paths warm up)")
@@ -103,7 +110,25 @@ void add_replay_command(CLI::App& app) {
 
 void add_backends_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("backends", "List the oracle's backends and availability");
-  cmd->callback([] {
+  auto local = std::make_shared<bool>(false);
+  auto libtorch_version = std::make_shared<bool>(false);
+  // What another weft asks of this one about its LibTorch (worker.h's siblings); neither asks a
+  // sibling in turn.
+  cmd->add_flag("--local", *local, "Only this build's own answers, as name<TAB>reason lines")
+      ->group("");
+  cmd->add_flag("--libtorch-version", *libtorch_version, "The version of the LibTorch it links")
+      ->group("");
+  cmd->callback([local, libtorch_version] {
+    if (*libtorch_version) {
+      std::cout << oracle::torch_version() << "\n";
+      return;
+    }
+    if (*local) {
+      for (const oracle::BackendInfo& info : oracle::list_local_backends()) {
+        std::cout << info.name << "\t" << info.unavailable_reason << "\n";
+      }
+      return;
+    }
     for (const oracle::BackendInfo& info : oracle::list_backends()) {
       std::cout << fmt::format(
           "{:<22} {:<12} {}\n", info.name,

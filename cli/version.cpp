@@ -17,8 +17,15 @@ std::string version_text() {
   } else {
     cuda_line = fmt::format("unavailable: {}", gpu.reason);
   }
-  return fmt::format("weft {}\nLibTorch {}\nZ3 {}\nCUDA {}", kVersion, oracle::torch_version(),
-                     gen::z3_version(), cuda_line);
+  std::string text = fmt::format("weft {}\nLibTorch {}\nZ3 {}\nCUDA {}\nPyTorch targets:", kVersion,
+                                 oracle::torch_version(), gen::z3_version(), cuda_line);
+  for (const oracle::TorchTarget& target : oracle::torch_targets()) {
+    const std::string where = target.where.empty() ? "" : " " + target.where;
+    text += target.version.empty()
+                ? fmt::format("\n  {}: not found ({})", target.what, target.why_not)
+                : fmt::format("\n  {} {}{}: {}", target.what, target.version, where, target.paths);
+  }
+  return text;
 }
 
 }  // namespace weft::cli

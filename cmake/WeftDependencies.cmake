@@ -1,13 +1,25 @@
-# Every third-party package weft uses, all from Debian (scripts/setup installs them).
+# Every third-party package weft uses, all from Debian (scripts/setup installs them), except the
+# LibTorch 2.x of the `torch2` preset, which comes from the venv's torch wheel (WeftTorch.cmake).
 find_package(Threads REQUIRED)
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3)  # Debian ships no Z3Config.cmake
+# Debian ships no Z3Config.cmake: pkg-config's z3.pc, else (a machine without pkg-config, such as
+# the GPU machine of scripts/device-check, with Z3 unpacked under CMAKE_PREFIX_PATH) the files.
+find_package(PkgConfig)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(Z3 IMPORTED_TARGET z3)
+endif()
+if(NOT TARGET PkgConfig::Z3)
+  find_path(WEFT_Z3_INCLUDE z3++.h REQUIRED)
+  find_library(WEFT_Z3_LIBRARY z3 REQUIRED)
+  add_library(PkgConfig::Z3 INTERFACE IMPORTED)
+  target_include_directories(PkgConfig::Z3 INTERFACE ${WEFT_Z3_INCLUDE})
+  target_link_libraries(PkgConfig::Z3 INTERFACE ${WEFT_Z3_LIBRARY})
+endif()
 if(WEFT_TORCH)
-  find_package(Torch REQUIRED)
+  include(WeftTorch)
 endif()
 if(WEFT_TESTS)
   find_package(GTest REQUIRED)

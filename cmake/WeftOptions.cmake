@@ -1,10 +1,14 @@
 # Compiler settings shared by every weft target: ccache, CUDA detection, sanitizers,
 # and weft_target_defaults(), which turns warnings into errors for our own code only.
 
+# Paths relative to the source tree and no build directory in the hash: build/default and
+# build/torch2 share the cache for every file that does not see LibTorch (engine, generator).
 find_program(WEFT_CCACHE ccache)
 if(WEFT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${WEFT_CCACHE})
-  set(CMAKE_CUDA_COMPILER_LAUNCHER ${WEFT_CCACHE})
+  set(weft_launcher ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} CCACHE_NOHASHDIR=1
+                    ${WEFT_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${weft_launcher})
+  set(CMAKE_CUDA_COMPILER_LAUNCHER ${weft_launcher})
 endif()
 
 # Eigen picks its SIMD width at compile time: without -march=native its GEMM runs SSE2 code,

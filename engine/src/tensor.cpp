@@ -231,18 +231,18 @@ bool Tensor::requires_grad() const {
   return t.requires_grad || t.grad_fn != nullptr;
 }
 
-Tensor& Tensor::requires_grad_(bool requires) {
+Tensor& Tensor::requires_grad_(bool required) {
   TensorImpl& t = const_cast<TensorImpl&>(checked(impl_));
-  if (t.grad_fn && !requires) {
+  if (t.grad_fn && !required) {
     throw Error(
         "you can only change requires_grad flags of leaf variables. If you want to use a "
         "computed variable in a subgraph that doesn't require differentiation use "
         "var_no_grad = var.detach().");
   }
-  if (requires && !is_floating(t.dtype)) {
+  if (required && !is_floating(t.dtype)) {
     throw Error("only Tensors of floating point dtype can require gradients");
   }
-  t.requires_grad = requires;
+  t.requires_grad = required;
   return *this;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -109,9 +110,31 @@ std::string fault_function(FaultKind kind) {
   return "def weft_fault(t):\n" + body + "    return t\n";
 }
 
-// How the script builds the path under test from the float32 eager model `m`.
+bool is_cuda_path(const std::string& backend) {
+  return backend.size() > 5 && backend.compare(backend.size() - 5, 5, "-cuda") == 0;
+}
+
+// The eager paths: their baseline is float32 rounding, not eager float32 (themselves).
+bool is_eager_path(const std::string& backend) {
+  return backend == "torch" || backend == "torch-cuda" || backend == "torch2-eager" ||
+         backend == "torch2-libtorch" || backend == "torch2-cuda" ||
+         backend == "torch2-eager-cuda" || backend.rfind("fault:", 0) == 0;
+}
+
+// How the script builds the path under test from the float32 eager model `m` (on DEVICE);
+// `example()` gives the float32 inputs that torch.export traces with.
 std::string compile_expression(const std::string& backend) {
-  if (backend == "torch" || backend.rfind("fault:", 0) == 0) return "m";
+  if (is_eager_path(backend)) return "m";
+  if (backend == "torch2-inductor" || backend == "torch2-inductor-cuda") return "torch.compile(m)";
+  if (backend == "torch2-dynamic") return "torch.compile(m, dynamic=True)";
+  if (backend == "torch2-aot-eager") return "torch.compile(m, backend=\"aot_eager\")";
+  if (backend == "torch2-export") return "torch.export.export(m, example()).module()";
+  if (backend == "torch2-aoti-python" || backend == "torch2-aoti" ||
+      backend == "torch2-aoti-cuda") {
+    // weft's torch2-aoti paths load the package from C++; Python's loader runs the same code.
+    return "torch._inductor.aoti_load_package(torch._inductor.aoti_compile_and_package("
+           "torch.export.export(m, example())))";
+  }
   if (backend == "torchscript" || backend == "torchscript-nnc" || backend == "torchscript-legacy") {
     return "torch.jit.script(m)";
   }
@@ -121,10 +144,15 @@ std::string compile_expression(const std::string& backend) {
   }
   throw Error("weft export: no PyTorch program for backend '" + backend +
               "' (expected torch, torchscript, torchscript-frozen, torchscript-ofi, "
-              "torchscript-nnc, torchscript-legacy or fault:<kind>@<op>)");
+              "torchscript-nnc, torchscript-legacy, a torch2-* path or fault:<kind>@<op>)");
 }
 
 std::string fuser_setup(const std::string& backend) {
+  if (backend.rfind("torch2-", 0) == 0 && !is_eager_path(backend)) {
+    // PyTorch's pt2 fuzzing rules: compiled random ops follow eager's generator.
+    return "import torch._inductor.config\n"
+           "torch._inductor.config.fallback_random = True\n";
+  }
   if (backend == "torchscript-nnc") {
     return "torch._C._jit_set_texpr_fuser_enabled(True)\n"
            "torch._C._jit_override_can_fuse_on_cpu(True)\n"
@@ -140,7 +168,24 @@ std::string fuser_setup(const std::string& backend) {
 }
 
 bool path_has_gradients(const std::string& backend) {
-  return backend != "torchscript-frozen" && backend != "torchscript-ofi";
+  return backend != "torchscript-frozen" && backend != "torchscript-ofi" &&
+         backend.find("-aoti") == std::string::npos;
+}
+
+// Outputs that are indices of max/min/argmax/argmin: PyTorch's pt2 fuzzing rules do not
+// compare them (ties pick any index).
+std::vector<std::size_t> index_outputs(const ir::Graph& graph) {
+  std::vector<std::size_t> result;
+  for (std::size_t i = 0; i < graph.outputs().size(); ++i) {
+    const std::optional<std::size_t> producer = graph.producer(graph.outputs()[i]);
+    if (!producer) continue;
+    const ir::Node& node = graph.nodes()[*producer];
+    const bool argument = node.op == ir::OpKind::Argmax || node.op == ir::OpKind::Argmin;
+    const bool second = (node.op == ir::OpKind::Max || node.op == ir::OpKind::Min) &&
+                        node.outputs.size() == 2 && node.outputs[1] == graph.outputs()[i];
+    if (argument || second) result.push_back(i);
+  }
+  return result;
 }
 
 constexpr const char* kSafetensorsReader = R"py(
@@ -165,16 +210,21 @@ def load_safetensors(path):
 )py";
 
 constexpr const char* kCheck = R"py(
+def example(dtype=torch.float32):
+    return tuple(VALUES[n].to(DEVICE, dtype) if VALUES[n].is_floating_point()
+                 else VALUES[n].to(DEVICE, copy=True) for n in INPUTS)
+
+
 def run(model, dtype, cotangents):
     """Outputs and, when the path has them, gradients of sum(out * cotangent)."""
-    inputs = [VALUES[n].to(dtype) if VALUES[n].is_floating_point() else VALUES[n].clone()
-              for n in INPUTS]
+    torch.manual_seed(0)  # every run draws the same random numbers
+    inputs = list(example(dtype))
     leaves = [t.requires_grad_(True) for t in inputs if t.is_floating_point()]
     leaves += [p for p in model.parameters()]
     outputs = model(*inputs)
     grads = []
     if GRADIENTS and leaves:
-        objective = sum((o * c.to(o.dtype)).sum() for o, c in zip(outputs, cotangents)
+        objective = sum((o * c.to(o.device, o.dtype)).sum() for o, c in zip(outputs, cotangents)
                         if o.is_floating_point() and o.requires_grad)
         if torch.is_tensor(objective):
             grads = [g if g is not None else torch.zeros_like(l) for g, l in
@@ -183,8 +233,8 @@ def run(model, dtype, cotangents):
 
 
 def build(dtype):
-    params = {n: VALUES[n].to(dtype) if VALUES[n].is_floating_point() else VALUES[n].clone()
-              for n in PARAMETERS}
+    params = {n: VALUES[n].to(DEVICE, dtype) if VALUES[n].is_floating_point()
+              else VALUES[n].to(DEVICE, copy=True) for n in PARAMETERS}
     return params
 
 
@@ -192,9 +242,7 @@ def main():
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
     reference_model = Model(build(torch.float64)).double()
-    shapes = [o.shape for o in reference_model(*[
-        VALUES[n].to(torch.float64) if VALUES[n].is_floating_point() else VALUES[n]
-        for n in INPUTS])]
+    shapes = [o.shape for o in reference_model(*example(torch.float64))]
     cotangents = [torch.rand(s, generator=generator, dtype=torch.float64) * 2 - 1 for s in shapes]
     reference = run(reference_model, torch.float64, cotangents)
     eager = run(Model(build(torch.float32)), torch.float32, cotangents)
@@ -210,13 +258,15 @@ def main():
     for call, got in enumerate(calls):
         for i, (g, r, e) in enumerate(zip(got, reference, eager)):
             what = ("output %d" % i) if i < len(shapes) else ("gradient %d" % (i - len(shapes)))
+            if i in INDEX_OUTPUTS:
+                continue  # indices of max/min: ties may pick any one
             if g.shape != r.shape:
                 print("call %d, %s: shape %s, expected %s" % (call, what, list(g.shape),
                                                               list(r.shape)))
                 bug = True
                 continue
             if not g.is_floating_point():
-                if not torch.equal(g, r) and (PATH == "torch" or not torch.equal(g, e)):
+                if not torch.equal(g, r) and (EAGER or not torch.equal(g, e)):
                     print("call %d, %s: integer values differ" % (call, what))
                     bug = True
                 continue
@@ -229,7 +279,7 @@ def main():
             if not bool(finite.any()):
                 continue
             error = (g64 - r64).abs()[finite]
-            if PATH == "torch":
+            if EAGER:
                 # Eager float32 is the path itself: the baseline is float32 rounding instead.
                 baseline = "4x float32 rounding"
                 honest = 4 * (r64.float().double() - r64).abs()[finite]
@@ -277,6 +327,12 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
   text += fmt::format("# weft repro: the {} path against PyTorch eager in float64.\n", backend);
   text += fmt::format("# {} nodes ({}). Runs with stock PyTorch; exits 1 when the bug shows.\n",
                       graph.nodes().size(), ops);
+  if (backend.rfind("torch2-", 0) == 0) {
+    text +=
+        "# PyTorch's pt2 fuzzing rules: the reference is eager float64; the path is wrong only "
+        "where\n# it is farther from it than eager float32 is; fallback_random; the seed reset "
+        "before\n# every run; indices of max/min are not compared.\n";
+  }
   text += "import json\nimport os\nimport signal\nimport struct\nimport sys\nimport time\n\n";
   text += "import torch\nimport torch.nn.functional as F\n\n";
   text += "torch.set_num_threads(1)\n";
@@ -304,6 +360,12 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
   text += "INPUTS = " + python_list(inputs) + "\n";
   text += "PARAMETERS = " + python_list(parameters) + "\n";
   text += "PATH = " + quoted(backend) + "\n";
+  text += std::string("EAGER = ") + (is_eager_path(backend) ? "True" : "False") + "\n";
+  text += std::string("DEVICE = ") + (is_cuda_path(backend) ? "'cuda'" : "'cpu'") + "\n";
+  std::string indices;
+  for (std::size_t i : index_outputs(graph))
+    indices += (indices.empty() ? "" : ", ") + std::to_string(i);
+  text += "INDEX_OUTPUTS = [" + indices + "]\n";
   text += fmt::format("CALLS = {}\n", options.calls);
   text += std::string("GRADIENTS = ") + (path_has_gradients(backend) ? "True" : "False") + "\n";
   text += "CANDIDATE_CLASS = " + candidate + "\n\n\n";

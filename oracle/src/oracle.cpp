@@ -11,10 +11,12 @@
 #include <set>
 #include <sstream>
 
+#include "backends/backends.h"
 #include "vjp.h"
 #include "weft/error.h"
 #include "weft/ir/subgraph.h"
 #include "weft/oracle/reference_check.h"
+#include "weft/oracle/torch_info.h"
 
 namespace weft::oracle {
 
@@ -245,13 +247,32 @@ JudgeOptions with_case_rules(JudgeOptions options, const ir::Graph& graph,
   return with_tie_rule(std::move(options), graph, values);
 }
 
-std::vector<std::string> default_backends() {
-  std::vector<std::string> names = {kReferenceBackend, kEngineBackend,       "torch",
-                                    "torchscript",     "torchscript-frozen", "torchscript-ofi",
-                                    "torchscript-nnc"};
-  // Only the CUDA path's availability matters here; asking every path would start every
-  // Python interpreter (seconds each) in each process that builds OracleOptions.
-  if (make_backend("torch-cuda")->unavailable_reason().empty()) names.emplace_back("torch-cuda");
+std::vector<std::string> default_backends(bool torch2) {
+  // Availability is judged by files and in-process facts only: asking every path would start
+  // every Python interpreter (seconds each) in each process that builds OracleOptions.
+  std::vector<std::string> names = {kReferenceBackend, kEngineBackend};
+  if (torch_major() == 1 || sibling_worker(1).unavailable.empty()) {
+    for (const char* name :
+         {"torch", "torchscript", "torchscript-frozen", "torchscript-ofi", "torchscript-nnc"}) {
+      names.emplace_back(name);
+    }
+  }
+  const bool cuda = torch_cuda_unavailable_reason().empty();
+  if (torch_major() == 1 && cuda) names.emplace_back("torch-cuda");
+  if (!torch2 || !torch2_interpreter_present()) return names;
+  for (const char* name :
+       {"torch2-eager", "torch2-inductor", "torch2-dynamic", "torch2-aot-eager", "torch2-export"}) {
+    names.emplace_back(name);
+  }
+  // AOTInductor from C++ where a LibTorch 2.x weft can load the package, else from Python.
+  const bool cpp = torch_major() == 2 || sibling_worker(2).unavailable.empty();
+  names.emplace_back(cpp ? "torch2-aoti" : "torch2-aoti-python");
+  if (torch_major() == 2 && cuda) {
+    for (const char* name :
+         {"torch2-eager-cuda", "torch2-cuda", "torch2-inductor-cuda", "torch2-aoti-cuda"}) {
+      names.emplace_back(name);
+    }
+  }
   return names;
 }
 

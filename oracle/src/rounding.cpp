@@ -465,12 +465,28 @@ class Model {
   }
 
   // A kink keeps its forward value; its derivative is taken at the moved input, so the
-  // gradient routes as a path whose rounding crossed the kink would route it.
+  // gradient routes as a path whose rounding crossed the kink would route it. A kink moves at
+  // least one float32 ulp: the derivative on a kink is each PyTorch's convention (clamp's at a
+  // bound is 1 in LibTorch 1.13, 0 in 2.x, 0.5 with tensor bounds), and float32 may put an
+  // input that float64 puts on a bound on either side of it, so an input on a kink is
+  // undecided even where rounding cannot move it.
   void move_kink(std::size_t n, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
                  double side) {
     const ir::Node& node = graph_.nodes()[n];
-    const std::vector<Tensor> moved =
-        ir::run_node(node, moved_inputs(node, inputs, side), Dtype::Float64);
+    std::vector<Tensor> shifted = inputs;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].defined() || !inputs[i].is_floating_point()) continue;
+      const std::vector<double> x = inputs[i].to_vector<double>();
+      std::vector<double> d = delta(node.inputs[i]);
+      d.resize(x.size(), 0.0);
+      for (std::size_t j = 0; j < x.size(); ++j) {
+        const double ulp = std::max(std::abs(x[j]) * 0x1p-23,
+                                    static_cast<double>(std::numeric_limits<float>::denorm_min()));
+        if (std::isfinite(ulp)) d[j] = std::max(d[j], ulp);
+      }
+      shifted[i] = shift(inputs[i], d, i == 0 ? side : -side);
+    }
+    const std::vector<Tensor> moved = ir::run_node(node, shifted, Dtype::Float64);
     if (moved.size() != outputs.size()) return;
     for (std::size_t k = 0; k < moved.size(); ++k) {
       if (!moved[k].is_floating_point() || moved[k].sizes() != outputs[k].sizes()) continue;

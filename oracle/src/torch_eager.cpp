@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Flags.h>
 #include <c10/util/Logging.h>
@@ -526,7 +527,7 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
 }
 
 TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leaves,
-                               const std::vector<Tensor>& cotangents) {
+                               const std::vector<Tensor>& cotangents, bool cuda) {
   init_torch_once();
   const bool with_gradients = !cotangents.empty();
   if (with_gradients && cotangents.size() != graph.outputs().size()) {
@@ -541,7 +542,7 @@ TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leav
   for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
     for (ir::ValueId id : graph.leaves(kind)) {
       const Tensor& t = ir::leaf_value(graph, leaves, id);
-      at::Tensor value = to_torch(t);
+      at::Tensor value = cuda ? to_torch(t).to(at::kCUDA) : to_torch(t);
       if (with_gradients && t.is_floating_point()) {
         value.requires_grad_(true);
         sources.emplace(graph.value(id).name, value);
@@ -601,7 +602,8 @@ TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leav
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       const at::Tensor& out = outputs[i];
       if (!out.is_floating_point() || !out.requires_grad()) continue;
-      const at::Tensor term = at::sum(out * to_torch(cotangents[i]).to(out.scalar_type()));
+      const at::Tensor term =
+          at::sum(out * to_torch(cotangents[i]).to(out.device(), out.scalar_type()));
       objective = objective.defined() ? objective + term : term;
     }
     if (objective.defined()) objective.backward();

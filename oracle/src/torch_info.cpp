@@ -9,13 +9,16 @@ std::string torch_version() {
   return TORCH_VERSION;
 }
 
+int torch_major() {
+  return TORCH_VERSION_MAJOR;
+}
+
 std::string torch_cuda_unavailable_reason() {
-  if (!at::hasCUDA()) {
-    return std::string("LibTorch ") + TORCH_VERSION +
-           " here has no CUDA support (a CPU-only build, or no CUDA device/driver)";
-  }
-  // A CUDA LibTorch with a device: the eager lowering still places tensors on the CPU.
-  return "weft's LibTorch lowering does not place tensors on CUDA devices yet";
+  if (at::hasCUDA()) return {};
+  // WEFT_TORCH_CUDA: the LibTorch build has CUDA kernels (CMake saw its torch_cuda library).
+  return std::string("LibTorch ") + TORCH_VERSION +
+         (WEFT_TORCH_CUDA ? " has CUDA but finds no CUDA device or driver here"
+                          : " here is a CPU-only build, without CUDA");
 }
 
 }  // namespace weft::oracle

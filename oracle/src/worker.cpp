@@ -29,10 +29,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/backends.h"
 #include "weft/error.h"
 #include "weft/io/safetensors.h"
 #include "weft/io/tensor_bytes.h"
 #include "weft/ir/graph_json.h"
+#include "weft/oracle/torch_info.h"
 
 namespace weft::oracle {
 
@@ -266,18 +268,86 @@ std::string describe_status(int status) {
 
 // ---- the parent's side ---------------------------------------------------------------------
 
+SiblingWorker sibling_worker(int libtorch) {
+  SiblingWorker sibling;
+  if (libtorch == torch_major()) return sibling;
+  const std::string variable = "WEFT_LIBTORCH" + std::to_string(libtorch) + "_WORKER";
+  const char* configured = std::getenv(variable.c_str());
+  const std::string preset = libtorch == 1 ? "default" : "torch2";
+  const std::string path = configured != nullptr && *configured != '\0'
+                               ? std::string(configured)
+                               : std::string(WEFT_SOURCE_DIR) + "/build/" + preset + "/cli/weft";
+  if (::access(path.c_str(), X_OK) != 0) {
+    sibling.unavailable = "no weft built against LibTorch " + std::to_string(libtorch) +
+                          ".x: " + path + " does not exist (scripts/build " + preset + ", or set " +
+                          variable + ")";
+    return sibling;
+  }
+  sibling.command = {path, "worker"};
+  return sibling;
+}
+
+std::map<std::string, std::string> sibling_availability(int libtorch) {
+  std::map<std::string, std::string> answers;
+  const SiblingWorker sibling = sibling_worker(libtorch);
+  std::string failure = sibling.unavailable;
+  if (failure.empty() && !sibling.command.empty()) {
+    // One line per path: name, a tab, and why it is unavailable (nothing when it is available).
+    const std::string command = "'" + sibling.command[0] + "' backends --local 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    std::string output;
+    if (pipe != nullptr) {
+      char buffer[1024];
+      while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+      if (::pclose(pipe) != 0) failure = sibling.command[0] + " backends --local failed: " + output;
+    } else {
+      failure = "cannot run " + sibling.command[0];
+    }
+    std::stringstream lines(output);
+    for (std::string line; failure.empty() && std::getline(lines, line);) {
+      const auto tab = line.find('\t');
+      if (tab != std::string::npos) answers[line.substr(0, tab)] = line.substr(tab + 1);
+    }
+  }
+  if (!failure.empty()) {
+    for (const BackendInfo& info : list_local_backends()) {
+      if (path_traits(info.name).libtorch == libtorch) answers[info.name] = failure;
+    }
+  }
+  return answers;
+}
+
 Worker::Worker(WorkerOptions options) : options_(std::move(options)) {
   if (options_.command.empty()) options_.command = {"/proc/self/exe", "worker"};
+  own_.command = options_.command;
 }
 
 Worker::~Worker() {
-  stop();
-  if (stderr_file_ >= 0) ::close(stderr_file_);
-  if (!stderr_path_.empty()) ::unlink(stderr_path_.c_str());
+  auto close_process = [](Process& process) {
+    stop(process);
+    if (process.stderr_file >= 0) ::close(process.stderr_file);
+    if (!process.stderr_path.empty()) ::unlink(process.stderr_path.c_str());
+  };
+  close_process(own_);
+  for (auto& [libtorch, process] : siblings_) close_process(process);
 }
 
-void Worker::start() {
-  if (stderr_file_ < 0) {
+Worker::Process& Worker::process_for(const std::string& backend) {
+  const int libtorch = path_traits(backend).libtorch;
+  if (libtorch == 0 || libtorch == torch_major()) return own_;
+  auto found = siblings_.find(libtorch);
+  if (found == siblings_.end()) {
+    SiblingWorker sibling = sibling_worker(libtorch);
+    Process process;
+    process.command = std::move(sibling.command);
+    process.unavailable = std::move(sibling.unavailable);
+    found = siblings_.emplace(libtorch, std::move(process)).first;
+  }
+  return found->second;
+}
+
+void Worker::start(Process& process) {
+  if (process.stderr_file < 0) {
     std::string path = "/tmp/weft-worker-XXXXXX";
     const int fd = ::mkstemp(path.data());
     if (fd < 0)
@@ -285,12 +355,12 @@ void Worker::start() {
                   std::string(std::strerror(errno)));
     ::close(fd);
     // O_APPEND: the worker's writes land at the end even after we truncate the file.
-    stderr_file_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    stderr_path_ = path;
-    if (stderr_file_ < 0) throw Error("worker: cannot open " + path);
+    process.stderr_file = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    process.stderr_path = path;
+    if (process.stderr_file < 0) throw Error("worker: cannot open " + path);
   }
-  if (::ftruncate(stderr_file_, 0) != 0) {
-    throw Error("worker: cannot truncate " + stderr_path_);
+  if (::ftruncate(process.stderr_file, 0) != 0) {
+    throw Error("worker: cannot truncate " + process.stderr_path);
   }
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -299,13 +369,13 @@ void Worker::start() {
   // Everything the child needs is prepared before fork: between fork and exec only
   // async-signal-safe calls are allowed (the parent may run threads).
   std::vector<char*> argv;
-  for (std::string& arg : options_.command) argv.push_back(arg.data());
+  for (std::string& arg : process.command) argv.push_back(arg.data());
   argv.push_back(nullptr);
   rlimit memory{};
   memory.rlim_cur = memory.rlim_max = static_cast<rlim_t>(options_.memory_limit_mb) * 1024 * 1024;
   const bool cap_memory = options_.memory_limit_mb > 0;
   const int child_end = pair[1];
-  const int err = stderr_file_;
+  const int err = process.stderr_file;
 
   pid_t pid = -1;
   {
@@ -331,42 +401,44 @@ void Worker::start() {
     ::_exit(127);
   }
   ::close(pair[1]);
-  pid_ = pid;
-  socket_ = pair[0];
+  process.pid = pid;
+  process.socket = pair[0];
   ++starts_;
 
   // The worker says it is ready once LibTorch is loaded; a worker that cannot start at all is
   // an error of the setup, not a result.
   std::string hello;
   const ReadStatus status = read_message(
-      socket_, hello,
+      process.socket, hello,
       Clock::now() +
           std::chrono::milliseconds(static_cast<long long>(options_.startup_limit_seconds * 1000)));
   if (status != ReadStatus::Ok || hello != kProtocol) {
-    const std::string tail = stderr_tail();
-    stop();
-    throw Error("worker '" + options_.command[0] + "' did not start" +
+    const std::string tail = stderr_tail(process);
+    stop(process);
+    throw Error("worker '" + process.command[0] + "' did not start" +
                 (status == ReadStatus::TimedOut ? " within the startup limit" : "") +
+                (status == ReadStatus::Ok ? " (it speaks another protocol: rebuild it)" : "") +
                 (tail.empty() ? std::string() : ": " + tail));
   }
 }
 
-void Worker::stop() {
-  if (pid_ > 0) {
-    ::kill(-pid_, SIGKILL);
-    ::kill(pid_, SIGKILL);
+void Worker::stop(Process& process) {
+  if (process.pid > 0) {
+    ::kill(-process.pid, SIGKILL);
+    ::kill(process.pid, SIGKILL);
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(process.pid, &status, 0) < 0 && errno == EINTR) {
     }
+    remove_runner_directories_of(process.pid);
   }
-  if (socket_ >= 0) ::close(socket_);
-  pid_ = -1;
-  socket_ = -1;
+  if (process.socket >= 0) ::close(process.socket);
+  process.pid = -1;
+  process.socket = -1;
 }
 
-std::string Worker::stderr_tail() const {
-  if (stderr_path_.empty()) return {};
-  const int fd = ::open(stderr_path_.c_str(), O_RDONLY | O_CLOEXEC);
+std::string Worker::stderr_tail(const Process& process) {
+  if (process.stderr_path.empty()) return {};
+  const int fd = ::open(process.stderr_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
   struct stat info {};
   std::string text;
@@ -381,25 +453,26 @@ std::string Worker::stderr_tail() const {
   return text;
 }
 
-BackendResult Worker::died(const std::string& backend, double seconds) {
+BackendResult Worker::died(Process& process, const std::string& backend, double seconds) {
   BackendResult result;
   result.backend = backend;
   result.seconds = seconds;
-  ::kill(-pid_, SIGKILL);  // whatever it started (compilers, interpreters) goes with it
+  ::kill(-process.pid, SIGKILL);  // whatever it started (compilers, interpreters) goes with it
   int status = 0;
   pid_t reaped = 0;
-  while ((reaped = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+  while ((reaped = ::waitpid(process.pid, &status, 0)) < 0 && errno == EINTR) {
   }
-  const std::string tail = stderr_tail();
+  const std::string tail = stderr_tail(process);
   result.outcome = Outcome::Crash;
-  result.message = reaped == pid_ ? describe_status(status) : "the worker vanished";
+  result.message = reaped == process.pid ? describe_status(status) : "the worker vanished";
   const bool memory = tail.find("bad_alloc") != std::string::npos ||
                       tail.find("out of memory") != std::string::npos ||
                       tail.find("Cannot allocate memory") != std::string::npos;
   if (memory) result.outcome = Outcome::OutOfMemory;
   if (!tail.empty()) result.message += "; stderr: " + tail;
-  pid_ = -1;
-  stop();
+  remove_runner_directories_of(process.pid);
+  process.pid = -1;
+  stop(process);
   return result;
 }
 
@@ -411,16 +484,46 @@ BackendResult Worker::run(const std::string& backend, const ir::Graph& graph,
 std::vector<BackendResult> Worker::run_all(const std::vector<std::string>& backends,
                                            const ir::Graph& graph, const ir::TensorMap& values,
                                            const RunSpec& spec) {
+  // Consecutive backends of the same worker go in one request.
   std::vector<BackendResult> results;
+  for (std::size_t first = 0; first < backends.size();) {
+    Process& process = process_for(backends[first]);
+    std::size_t last = first + 1;
+    while (last < backends.size() && &process_for(backends[last]) == &process) ++last;
+    const std::vector<std::string> group(backends.begin() + static_cast<std::ptrdiff_t>(first),
+                                         backends.begin() + static_cast<std::ptrdiff_t>(last));
+    for (BackendResult& result : run_on(process, group, graph, values, spec)) {
+      results.push_back(std::move(result));
+    }
+    first = last;
+  }
+  return results;
+}
+
+std::vector<BackendResult> Worker::run_on(Process& process,
+                                          const std::vector<std::string>& backends,
+                                          const ir::Graph& graph, const ir::TensorMap& values,
+                                          const RunSpec& spec) {
+  std::vector<BackendResult> results;
+  if (!process.unavailable.empty()) {
+    for (const std::string& backend : backends) {
+      BackendResult result;
+      result.backend = backend;
+      result.outcome = Outcome::Unavailable;
+      result.message = process.unavailable;
+      results.push_back(std::move(result));
+    }
+    return results;
+  }
   std::vector<std::string> pending = backends;
   while (!pending.empty()) {
     const std::string request = encode_request(pending, graph, values, spec);
-    if (pid_ < 0) start();
-    if (::ftruncate(stderr_file_, 0) != 0) {
+    if (process.pid < 0) start(process);
+    if (::ftruncate(process.stderr_file, 0) != 0) {
       // Only the stderr tail would be stale; not worth failing the run for.
     }
     auto begin = Clock::now();
-    const bool sent = write_message(socket_, request);
+    const bool sent = write_message(process.socket, request);
     std::size_t answered = 0;
     // One answer per backend, each within the time limit from the previous one; a worker that
     // dies or hangs is recorded against the backend it was running, and a fresh worker takes
@@ -428,17 +531,18 @@ std::vector<BackendResult> Worker::run_all(const std::vector<std::string>& backe
     while (answered < pending.size()) {
       const std::string& backend = pending[answered];
       if (!sent) {
-        results.push_back(died(backend, seconds_since(begin)));
+        results.push_back(died(process, backend, seconds_since(begin)));
         ++answered;
         break;
       }
       std::string answer;
+      const double limit = options_.time_limit_seconds +
+                           (path_traits(backend).compiles ? options_.compile_limit_seconds : 0);
       const ReadStatus status =
-          read_message(socket_, answer,
-                       begin + std::chrono::milliseconds(
-                                   static_cast<long long>(options_.time_limit_seconds * 1000)));
+          read_message(process.socket, answer,
+                       begin + std::chrono::milliseconds(static_cast<long long>(limit * 1000)));
       if (status == ReadStatus::Closed) {
-        results.push_back(died(backend, seconds_since(begin)));
+        results.push_back(died(process, backend, seconds_since(begin)));
         ++answered;
         break;
       }
@@ -447,9 +551,9 @@ std::vector<BackendResult> Worker::run_all(const std::vector<std::string>& backe
         result.backend = backend;
         result.outcome = Outcome::Timeout;
         result.seconds = seconds_since(begin);
-        result.message = "no answer within " + fmt_seconds(options_.time_limit_seconds) + " s";
-        stop();
-        if (const std::string tail = stderr_tail(); !tail.empty()) {
+        result.message = "no answer within " + fmt_seconds(limit) + " s";
+        stop(process);
+        if (const std::string tail = stderr_tail(process); !tail.empty()) {
           result.message += "; stderr: " + tail;
         }
         results.push_back(std::move(result));
@@ -459,7 +563,7 @@ std::vector<BackendResult> Worker::run_all(const std::vector<std::string>& backe
       try {
         results.push_back(decode_result(answer));
       } catch (const std::exception& e) {
-        stop();
+        stop(process);
         BackendResult result;
         result.backend = backend;
         result.outcome = Outcome::Crash;

@@ -15,6 +15,7 @@
 #include "weft/ir/graph_json.h"
 #include "weft/oracle/judge.h"
 #include "weft/oracle/oracle.h"
+#include "weft/oracle/torch_info.h"
 
 namespace weft::oracle {
 namespace {
@@ -59,9 +60,16 @@ const KnownBug* known_bug(const Finding& finding) {
 
 class AllBackends {
  public:
+  // The default paths this build runs in-process (a sibling's run in their own build's test),
+  // and in a LibTorch 2.x build its own eager path.
   AllBackends() {
-    for (const std::string& name : default_backends()) backends_.push_back(make_backend(name));
+    for (const std::string& name : default_backends()) {
+      const int libtorch = path_traits(name).libtorch;
+      if (libtorch == 0 || libtorch == torch_major()) backends_.push_back(make_backend(name));
+    }
+    if (torch_major() == 2) backends_.push_back(make_backend("torch2-libtorch"));
   }
+  std::size_t size() const { return backends_.size(); }
 
   Verdict check(const ir::Graph& graph, const ir::TensorMap& values, std::uint64_t seed) {
     RunSpec spec;
@@ -103,7 +111,7 @@ TEST(OracleAgreement, EveryOpSampleCaseOnEveryDefaultBackend) {
       }
     }
   }
-  std::cout << cases << " sample cases on " << default_backends().size() << " backends, " << known
+  std::cout << cases << " sample cases on " << backends.size() << " backends, " << known
             << " known disagreements\n";
   EXPECT_GT(cases, 300);
 }

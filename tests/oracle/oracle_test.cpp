@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "weft/ops.h"
 #include "weft/oracle/fault.h"
 #include "weft/oracle/oracle.h"
+#include "weft/oracle/torch_info.h"
 #include "weft/oracle/worker.h"
 
 namespace weft::oracle {
@@ -303,8 +305,11 @@ TEST(Oracle, ThePyTorch2PathsAgreeWithTheReference) {
   if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
   const SmallCase c = small_case();
   OracleOptions options;
-  options.backends = {kReferenceBackend,  kEngineBackend,  "torch2-eager",      "torch2-inductor",
-                      "torch2-aot-eager", "torch2-export", "torch2-aoti-python"};
+  // torch2-libtorch and torch2-aoti run in a LibTorch 2.x weft's worker (this one's own in the
+  // torch2 build, its sibling build/torch2 in the default one; unavailable without it).
+  options.backends = {kReferenceBackend,    kEngineBackend,     "torch2-eager",
+                      "torch2-inductor",    "torch2-aot-eager", "torch2-export",
+                      "torch2-aoti-python", "torch2-aoti",      "torch2-libtorch"};
   options.worker = worker_options();
   options.worker.time_limit_seconds = 300;  // Inductor's first g++ compile of a graph
   Oracle oracle(options);
@@ -324,6 +329,49 @@ TEST(Oracle, ThePyTorch2PathsAgreeWithTheReference) {
       EXPECT_EQ(result.compile_seconds, 0) << "eager";
     }
   }
+}
+
+// A path of the other LibTorch goes to the weft built against it; without one, its result says
+// where that build was looked for, and the case is still judged on the other paths.
+TEST(Oracle, PathsOfAMissingSiblingBuildAreUnavailableWithTheReason) {
+  const int other = torch_major() == 1 ? 2 : 1;
+  const std::string variable = "WEFT_LIBTORCH" + std::to_string(other) + "_WORKER";
+  ::setenv(variable.c_str(), "/nonexistent/weft", 1);
+  const std::string path = other == 2 ? "torch2-libtorch" : "torch";
+  const SmallCase c = small_case();
+  OracleOptions options;
+  options.backends = {kReferenceBackend, kEngineBackend, path};
+  options.worker = worker_options();
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  ::unsetenv(variable.c_str());
+  EXPECT_FALSE(report.verdict.bug());
+  ASSERT_EQ(report.results.size(), 3u);
+  EXPECT_EQ(report.results[2].outcome, Outcome::Unavailable);
+  EXPECT_NE(report.results[2].message.find("/nonexistent/weft does not exist"), std::string::npos)
+      << report.results[2].message;
+}
+
+// The other LibTorch's eager path runs in its own worker process and agrees with the reference.
+TEST(Oracle, TheOtherLibTorchsEagerPathRunsInItsSiblingWorker) {
+  const int other = torch_major() == 1 ? 2 : 1;
+  const SiblingWorker sibling = sibling_worker(other);
+  if (!sibling.unavailable.empty()) GTEST_SKIP() << sibling.unavailable;
+  const std::string path = other == 2 ? "torch2-libtorch" : "torch";
+  const std::string own = other == 2 ? "torch" : "torch2-libtorch";
+  const SmallCase c = small_case();
+  OracleOptions options;
+  options.backends = {kReferenceBackend, kEngineBackend, own, path};
+  options.worker = worker_options();
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  EXPECT_FALSE(report.verdict.bug()) << verdict_to_json(report.verdict).dump(1);
+  ASSERT_EQ(report.results.size(), 4u);
+  for (std::size_t i = 2; i < 4; ++i) {
+    EXPECT_EQ(report.results[i].outcome, Outcome::Ok)
+        << report.results[i].backend << ": " << report.results[i].message;
+  }
+  EXPECT_EQ(oracle.worker_starts(), 2);  // this weft's worker and the sibling's
 }
 
 TEST(Oracle, UnavailableBackendsAreListedWithTheirReasonAndNotJudged) {

@@ -36,6 +36,15 @@
 #include "weft/oracle/backend.h"
 #include "weft/oracle/source.h"
 #include "weft/oracle/torch_eager.h"
+#include "weft/oracle/torch_info.h"
+
+// weft's TorchScript paths are LibTorch 1.x's (TorchScript is deprecated in 2.x and takes no
+// new fixes): a LibTorch 2.x build sends them to its sibling, whose own suite tests them.
+#define WEFT_SKIP_UNLESS_TORCHSCRIPT()                                                  \
+  if (oracle::torch_major() != 1) {                                                     \
+    GTEST_SKIP() << "weft runs TorchScript on LibTorch 1.x; this build links LibTorch " \
+                 << oracle::torch_version();                                            \
+  }
 
 namespace weft::testing {
 namespace {
@@ -189,6 +198,7 @@ std::string op_param_name(const ::testing::TestParamInfo<OpKind>& info) {
 class TorchScriptSweepTest : public ::testing::TestWithParam<OpKind> {
  protected:
   void sweep(Dtype float_dtype) {
+    WEFT_SKIP_UNLESS_TORCHSCRIPT();
     int compared = 0, refused = 0, cases = 0;
     for (const OpCase& c : op_cases(GetParam(), float_dtype)) {
       if (!c.engine_error.empty()) continue;  // the eager sweep reports these
@@ -332,6 +342,7 @@ std::unique_ptr<Backend> expect_matches_eager(const std::string& variant, const 
 }
 
 TEST(TorchScriptPaths, NamesAndGradientSupport) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   const std::map<std::string, bool> expected{{"torchscript", true},
                                              {"torchscript-frozen", false},
                                              {"torchscript-ofi", false},
@@ -345,6 +356,7 @@ TEST(TorchScriptPaths, NamesAndGradientSupport) {
 }
 
 TEST(TorchScriptPaths, OptimizeForInferenceRunsOneDnnConvolution) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   const Case c = conv_relu_linear();
   const auto backend = expect_matches_eager("torchscript-ofi", c, false);
   const std::string graph = last_optimized_graph();
@@ -352,6 +364,7 @@ TEST(TorchScriptPaths, OptimizeForInferenceRunsOneDnnConvolution) {
 }
 
 TEST(TorchScriptPaths, FrozenModuleHasNoParameterAccess) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   const Case c = conv_relu_linear();
   const auto backend = expect_matches_eager("torchscript-frozen", c, false);
   const std::string graph = last_optimized_graph();
@@ -360,11 +373,13 @@ TEST(TorchScriptPaths, FrozenModuleHasNoParameterAccess) {
 }
 
 TEST(TorchScriptPaths, ScriptComputesParameterGradients) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   expect_matches_eager("torchscript", conv_relu_linear(), true);
   expect_matches_eager("torchscript", integer_and_bool(), true);
 }
 
 TEST(TorchScriptPaths, NncFusesElementwiseChain) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   const Case c = elementwise_chain();
   const auto backend = expect_matches_eager("torchscript-nnc", c, false);
   const std::string graph = last_optimized_graph();
@@ -374,6 +389,7 @@ TEST(TorchScriptPaths, NncFusesElementwiseChain) {
 }
 
 TEST(TorchScriptPaths, ScriptDoesNotFuseOnCpu) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   const auto backend = expect_matches_eager("torchscript", elementwise_chain(), false);
   const std::string graph = last_optimized_graph();
   EXPECT_EQ(graph.find("prim::TensorExprGroup"), std::string::npos) << graph;
@@ -381,6 +397,7 @@ TEST(TorchScriptPaths, ScriptDoesNotFuseOnCpu) {
 }
 
 TEST(TorchScriptPaths, LegacyFuserFormsFusionGroups) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   const Case c = elementwise_chain();
   const auto backend = expect_matches_eager("torchscript-legacy", c, false);
   const std::string graph = last_optimized_graph();
@@ -389,6 +406,7 @@ TEST(TorchScriptPaths, LegacyFuserFormsFusionGroups) {
 }
 
 TEST(TorchScriptPaths, LegacyFuserMatchesEagerOnSomeOps) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   for (OpKind op : {OpKind::Relu, OpKind::Add, OpKind::Conv2d, OpKind::Softmax, OpKind::Where}) {
     for (const OpCase& c : op_cases(op, Dtype::Float32)) {
       if (!c.engine_error.empty()) continue;
@@ -399,6 +417,7 @@ TEST(TorchScriptPaths, LegacyFuserMatchesEagerOnSomeOps) {
 }
 
 TEST(TorchScriptPaths, VariantsRestoreGlobalJitSettings) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   const bool executor = torch::jit::getExecutorMode();
   const bool profiling = torch::jit::getProfilingMode();
   const bool tensorexpr = torch::jit::tensorExprFuserEnabled();
@@ -411,6 +430,7 @@ TEST(TorchScriptPaths, VariantsRestoreGlobalJitSettings) {
 }
 
 TEST(TorchScriptPaths, RefusedGraphsThrowFromPrepareOrCall) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   // conv2d whose weight expects 5 input channels: LibTorch refuses it when it runs (every
   // variant), or while optimizing the frozen graph.
   Case c;
@@ -438,6 +458,7 @@ TEST(TorchScriptPaths, RefusedGraphsThrowFromPrepareOrCall) {
 }
 
 TEST(TorchScriptPaths, NonFiniteAndExtremeAttributesCompile) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   // clamp(min=-inf, max=inf) → hardtanh(-inf, 0.25) → slice to INT64_MAX. (A start of INT64_MIN
   // is refused by eager itself: 1.13's SymInt reads it as a symbolic int, "Expected
   // !is_symbolic() to be true".)
@@ -461,6 +482,7 @@ TEST(TorchScriptPaths, NonFiniteAndExtremeAttributesCompile) {
 }
 
 TEST(TorchScriptPaths, ParametersWithOddNamesAreSanitized) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   Case c = conv_relu_linear();
   // Rename a parameter to something that is no Python identifier at all.
   for (ValueId id : c.graph.parameters()) {
@@ -494,6 +516,7 @@ void optimize_conv2d(const std::string& stride, const std::string& padding,
 // with SIGFPE, anything else makes ideep throw "dimensions are invalid" (seen under load in a
 // parallel CTest run). Either way it never succeeds.
 TEST(TorchScriptFindings, OptimizeForInferenceCrashesOnOneElementConvStride) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   constexpr int kThrew = 3;
   EXPECT_EXIT(
@@ -516,6 +539,7 @@ TEST(TorchScriptFindings, OptimizeForInferenceCrashesOnOneElementConvStride) {
 // The same pass refuses one-element padding or dilation lists that eager accepts (ideep throws
 // "dimensions are invalid", not even a c10::Error).
 TEST(TorchScriptFindings, OptimizeForInferenceRefusesOneElementConvPadding) {
+  WEFT_SKIP_UNLESS_TORCHSCRIPT();
   for (const auto& [padding, dilation] :
        std::vector<std::pair<std::string, std::string>>{{"[0]", "[1, 1]"}, {"[0, 0]", "[1]"}}) {
     try {

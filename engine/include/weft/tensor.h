@@ -99,7 +99,7 @@ class Tensor {
 
   // Autograd.
   bool requires_grad() const;
-  Tensor& requires_grad_(bool requires = true);
+  Tensor& requires_grad_(bool required = true);  // "requires" is a C++20 keyword
   bool is_leaf() const;
   const std::shared_ptr<autograd::Node>& grad_fn() const;
   std::uint32_t output_nr() const;

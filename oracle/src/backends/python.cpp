@@ -4,7 +4,8 @@
 // "python" runs it eagerly on $WEFT_PYTHON, else Debian's /usr/bin/python3 (PyTorch 1.13,
 // TOOLCHAIN.md). The "torch2-*" paths run on the project's PyTorch 2.x ($WEFT_TORCH2_PYTHON,
 // else .venv/bin/python, installed by scripts/setup-torch2): eager, torch.compile (Inductor,
-// dynamic=True, aot_eager), torch.export's ExportedProgram, and AOTInductor's package.
+// dynamic=True, aot_eager), torch.export's ExportedProgram, and AOTInductor's package, on the
+// CPU or (the "-cuda" paths) a CUDA device; and the AOTInductor packager of aoti.cpp's C++ path.
 // The module is prepared (compiled, exported) once per case, then called with fresh values.
 // Each runner has its own Inductor cache under its own directory: repeated shapes are cheap,
 // and a crashed runner's cache dies with it instead of poisoning the next one.
@@ -48,6 +49,7 @@ struct Interpreter {
   std::string version;      // its torch.__version__
   bool compile = false;     // torch.compile, torch.export (PyTorch >= 2)
   bool aoti = false;        // torch._inductor.aoti_compile_and_package (PyTorch >= 2.6)
+  bool cuda = false;        // torch.cuda.is_available()
 };
 
 // Runs `python -c code` and returns its stdout's last line, or throws with what went wrong.
@@ -80,11 +82,12 @@ Interpreter probe_interpreter(const std::string& path, const std::string& advice
     const std::string answer =
         probe(path,
               "import torch, numpy; print(torch.__version__, hasattr(torch, \"compile\") and "
-              "hasattr(torch, \"export\"))");
+              "hasattr(torch, \"export\"), torch.cuda.is_available())");
     std::istringstream words(answer);
-    std::string compile;
-    words >> found.version >> compile;
+    std::string compile, cuda;
+    words >> found.version >> compile >> cuda;
     found.compile = compile == "True";
+    found.cuda = cuda == "True";
     int major = 0, minor = 0;
     std::sscanf(found.version.c_str(), "%d.%d", &major, &minor);
     found.aoti = found.compile && (major > 2 || (major == 2 && minor >= 6));
@@ -105,6 +108,9 @@ const Interpreter& debian_python() {
   return found;
 }
 
+// What scripts/setup-torch2 leaves when it could not install PyTorch 2.x: why.
+constexpr const char* kTorch2Unavailable = WEFT_SOURCE_DIR "/.venv/torch2-unavailable";
+
 const Interpreter& torch2_python() {
   static const Interpreter found = [] {
     const char* configured = std::getenv("WEFT_TORCH2_PYTHON");
@@ -113,7 +119,7 @@ const Interpreter& torch2_python() {
     }
     const std::string venv = WEFT_SOURCE_DIR "/.venv";
     Interpreter found = probe_interpreter(venv + "/bin/python", "run scripts/setup-torch2");
-    if (const std::string why = venv + "/torch2-unavailable"; std::filesystem::exists(why)) {
+    if (const std::string why = kTorch2Unavailable; std::filesystem::exists(why)) {
       std::string reason = io::read_file(why);
       while (!reason.empty() && reason.back() == '\n') reason.pop_back();
       found.unavailable = "scripts/setup-torch2 could not install PyTorch 2.x: " + reason;
@@ -128,17 +134,23 @@ struct PythonPath {
   const char* mode;  // runner.py's mode
   bool torch2;       // runs on the PyTorch 2.x interpreter
   bool gradients;
+  bool cuda;  // on the first CUDA device
 };
 
 constexpr PythonPath kPythonPaths[] = {
-    {"python", "eager", false, true},
-    {"torch2-eager", "eager", true, true},
-    {"torch2-inductor", "inductor", true, true},
-    {"torch2-dynamic", "inductor-dynamic", true, true},
-    {"torch2-aot-eager", "aot_eager", true, true},
-    {"torch2-export", "export", true, true},
-    {"torch2-aoti-python", "aoti-python", true, false},
+    {"python", "eager", false, true, false},
+    {"torch2-eager", "eager", true, true, false},
+    {"torch2-inductor", "inductor", true, true, false},
+    {"torch2-dynamic", "inductor-dynamic", true, true, false},
+    {"torch2-aot-eager", "aot_eager", true, true, false},
+    {"torch2-export", "export", true, true, false},
+    {"torch2-aoti-python", "aoti-python", true, false, false},
+    {"torch2-eager-cuda", "eager", true, true, true},
+    {"torch2-inductor-cuda", "inductor", true, true, true},
 };
+// Not a path of its own: the packaging half of aoti.cpp's C++ paths.
+constexpr PythonPath kAotiPackage{"torch2-aoti-package", "aoti-package", true, false, false};
+constexpr PythonPath kAotiPackageCuda{"torch2-aoti-package", "aoti-package", true, false, true};
 
 std::string unavailable_reason_of(const PythonPath& path) {
   const Interpreter& python = path.torch2 ? torch2_python() : debian_python();
@@ -148,7 +160,10 @@ std::string unavailable_reason_of(const PythonPath& path) {
     return python.path + " has torch " + python.version +
            ", which has no torch.compile / torch.export (they need PyTorch >= 2.0)";
   }
-  if (mode == "aoti-python" && !python.aoti) {
+  if (path.cuda && !python.cuda) {
+    return python.path + " has torch " + python.version + ", which finds no CUDA device here";
+  }
+  if ((mode == "aoti-python" || mode == "aoti-package") && !python.aoti) {
     return python.path + " has torch " + python.version +
            ", which has no torch._inductor.aoti_compile_and_package (PyTorch >= 2.6)";
   }
@@ -176,6 +191,21 @@ void remove_directories_of_dead_processes() {
   }
 }
 
+}  // namespace
+
+void remove_runner_directories_of(pid_t worker) {
+  const std::string prefix =
+      std::filesystem::path(kDirectoryPrefix).filename().string() + std::to_string(worker) + "-";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/tmp", error)) {
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) {
+      std::filesystem::remove_all(entry.path(), error);
+    }
+  }
+}
+
+namespace {
+
 class PythonBackend final : public Backend {
  public:
   explicit PythonBackend(const PythonPath& path) : path_(path) {}
@@ -201,8 +231,9 @@ class PythonBackend final : public Backend {
     request["op"] = "prepare";
     request["source"] = python_model_source(graph);
     request["mode"] = path_.mode;
+    request["device"] = path_.cuda ? "cuda" : "cpu";
     request["values"] = write_tensors("values.safetensors", "value/", values);
-    request["package"] = directory_ + "/model.pt2";
+    request["package"] = package_path();
     request["inputs"] = nlohmann::json::array();
     request["parameters"] = nlohmann::json::array();
     for (ir::ValueId id : graph_.inputs()) request["inputs"].push_back(graph_.value(id).name);
@@ -211,6 +242,9 @@ class PythonBackend final : public Backend {
     }
     answer_of(request);
   }
+
+  // Where prepare asks the runner to write an AOTInductor package.
+  std::string package_path() const { return directory_ + "/model.pt2"; }
 
   CallResult call(const std::vector<Tensor>& cotangents) override {
     const std::string out_path = directory_ + "/out.safetensors";
@@ -286,11 +320,16 @@ class PythonBackend final : public Backend {
     std::vector<std::string> environment;
     for (char** variable = environ; *variable != nullptr; ++variable) {
       const std::string_view text(*variable);
-      if (text.rfind("TORCHINDUCTOR_CACHE_DIR=", 0) != 0 && text.rfind("TRITON_CACHE_DIR=", 0) != 0)
+      if (text.rfind("TORCHINDUCTOR_CACHE_DIR=", 0) != 0 &&
+          text.rfind("TRITON_CACHE_DIR=", 0) != 0 && text.rfind("TMPDIR=", 0) != 0)
         environment.emplace_back(text);
     }
     environment.push_back("TORCHINDUCTOR_CACHE_DIR=" + directory_ + "/inductor");
     environment.push_back("TRITON_CACHE_DIR=" + directory_ + "/triton");
+    // Inductor keeps its precompiled headers under the temporary directory whatever its cache
+    // directory is: give each runner its own, so a crash cannot leave one half-written.
+    std::filesystem::create_directories(directory_ + "/tmp");
+    environment.push_back("TMPDIR=" + directory_ + "/tmp");
     std::vector<char*> envp;
     for (std::string& variable : environment) envp.push_back(variable.data());
     envp.push_back(nullptr);
@@ -372,11 +411,66 @@ class PythonBackend final : public Backend {
 
 }  // namespace
 
+namespace {
+
+class PythonAotiPackager final : public AotiPackager {
+ public:
+  explicit PythonAotiPackager(bool cuda) : runner_(cuda ? kAotiPackageCuda : kAotiPackage) {}
+  std::string unavailable_reason() const override { return runner_.unavailable_reason(); }
+  std::string package(const ir::Graph& graph, const ir::TensorMap& values) override {
+    runner_.prepare(graph, values);
+    return runner_.package_path();
+  }
+  double compile_seconds() const override { return runner_.compile_seconds(); }
+
+ private:
+  PythonBackend runner_;
+};
+
+}  // namespace
+
 std::unique_ptr<Backend> make_python_backend(std::string_view name) {
   for (const PythonPath& path : kPythonPaths) {
     if (name == path.name) return std::make_unique<PythonBackend>(path);
   }
   return nullptr;
+}
+
+InterpreterFacts python_interpreter_facts(bool torch2) {
+  InterpreterFacts facts;
+  const char* configured = std::getenv(torch2 ? "WEFT_TORCH2_PYTHON" : "WEFT_PYTHON");
+  facts.path = configured != nullptr && *configured != '\0'
+                   ? std::string(configured)
+                   : std::string(torch2 ? WEFT_SOURCE_DIR "/.venv/bin/python" : "/usr/bin/python3");
+  if (torch2 && std::filesystem::exists(kTorch2Unavailable) &&
+      (configured == nullptr || *configured == '\0')) {
+    facts.why_not =
+        "scripts/setup-torch2 could not install it: " + io::read_file(kTorch2Unavailable);
+    while (!facts.why_not.empty() && facts.why_not.back() == '\n') facts.why_not.pop_back();
+    return facts;
+  }
+  if (::access(facts.path.c_str(), X_OK) != 0) {
+    facts.why_not = facts.path + " does not exist";
+    return facts;
+  }
+  try {
+    facts.version =
+        probe(facts.path, "import importlib.metadata as m; print(m.version(\"torch\"))");
+  } catch (const Error& e) {
+    facts.why_not = std::string("no torch package: ") + e.what();
+  }
+  return facts;
+}
+
+bool torch2_interpreter_present() {
+  const char* configured = std::getenv("WEFT_TORCH2_PYTHON");
+  if (configured != nullptr && *configured != '\0') return ::access(configured, X_OK) == 0;
+  return ::access(WEFT_SOURCE_DIR "/.venv/bin/python", X_OK) == 0 &&
+         !std::filesystem::exists(kTorch2Unavailable);
+}
+
+std::unique_ptr<AotiPackager> make_aoti_packager(bool cuda) {
+  return std::make_unique<PythonAotiPackager>(cuda);
 }
 
 }  // namespace weft::oracle

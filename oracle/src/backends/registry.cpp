@@ -12,6 +12,7 @@
 #include "backends/backends.h"
 #include "weft/error.h"
 #include "weft/oracle/torch_info.h"
+#include "weft/oracle/worker.h"
 
 namespace weft::oracle {
 
@@ -27,6 +28,8 @@ struct Entry {
   std::array<const char*, 2> bases;
   bool warm_up;  // TorchScript's profiling run, compilers that specialize after warm-up
   const char* timeout_gap;
+  int libtorch;           // PathTraits::libtorch: the LibTorch a C++ path links; 0: any worker
+  bool compiles = false;  // PathTraits::compiles
 };
 
 // NNC's fused groups run in its IR interpreter here (no LLVM in this LibTorch): slow enough on
@@ -34,77 +37,139 @@ struct Entry {
 constexpr const char* kNncInterpreter = "timed out in NNC's IR interpreter";
 
 const Entry kBackends[] = {
-    {"engine-f64", "weft's engine in float64: the reference", "", {}, false, ""},
-    {"engine", "weft's engine in float32: the honest float32 execution", "", {}, false, ""},
-    {"torch", "LibTorch eager on the CPU", "torch", {}, false, ""},
+    {"engine-f64", "weft's engine in float64: the reference", "", {}, false, "", 0},
+    {"engine", "weft's engine in float32: the honest float32 execution", "", {}, false, "", 0},
+    {"torch", "LibTorch 1.x eager on the CPU", "torch", {}, false, "", 1},
     {"torchscript",
-     "TorchScript compiled from emitted source, profiling executor",
+     "LibTorch 1.x TorchScript compiled from emitted source, profiling executor",
      "torch",
      {},
      true,
-     ""},
+     "",
+     1},
     {"torchscript-frozen",
-     "TorchScript after torch::jit::freeze (forward only)",
+     "LibTorch 1.x TorchScript after torch::jit::freeze (forward only)",
      "torch",
      {"torchscript"},
      true,
-     ""},
+     "",
+     1},
     {"torchscript-ofi",
-     "TorchScript after freeze + optimize_for_inference (forward only)",
+     "LibTorch 1.x TorchScript after freeze + optimize_for_inference (forward only)",
      "torch",
      {"torchscript-frozen", "torchscript"},
      true,
-     ""},
+     "",
+     1},
     {"torchscript-nnc",
-     "TorchScript with the TensorExpr fuser (NNC interpreter, no LLVM)",
+     "LibTorch 1.x TorchScript with the TensorExpr fuser (NNC interpreter, no LLVM)",
      "torch",
      {"torchscript"},
      true,
-     kNncInterpreter},
+     kNncInterpreter,
+     1},
     {"torchscript-legacy",
-     "TorchScript legacy fuser, compiles C++ at run time (opt-in)",
+     "LibTorch 1.x TorchScript legacy fuser, compiles C++ at run time (opt-in)",
      "torch",
      {"torchscript"},
      true,
-     ""},
+     "",
+     1},
+    {"torch-cuda", "LibTorch 1.x eager on a CUDA device", "torch-cuda", {}, false, "", 1},
     {"python",
-     "the emitted PyTorch program in a Python interpreter ($WEFT_PYTHON)",
+     "the emitted PyTorch program in Debian's Python, PyTorch 1.13 ($WEFT_PYTHON)",
      "torch",
      {},
      false,
-     ""},
+     "",
+     0},
     {"torch2-eager",
-     "PyTorch 2.x eager: the emitted program in .venv's Python",
+     "PyTorch 2.x eager: the emitted program in .venv's Python ($WEFT_TORCH2_PYTHON)",
      "torch2-eager",
      {},
      false,
-     ""},
+     "",
+     0},
     {"torch2-inductor",
      "PyTorch 2.x torch.compile with Inductor",
      "torch2-eager",
      {"torch2-aot-eager"},
      true,
-     ""},
+     "",
+     0,
+     true},
     {"torch2-dynamic",
      "PyTorch 2.x torch.compile(dynamic=True) with Inductor",
      "torch2-eager",
      {"torch2-inductor", "torch2-aot-eager"},
      true,
-     ""},
+     "",
+     0,
+     true},
     {"torch2-aot-eager",
      "PyTorch 2.x torch.compile with aot_eager (Dynamo + AOTAutograd)",
      "torch2-eager",
      {},
      true,
-     ""},
-    {"torch2-export", "PyTorch 2.x torch.export's ExportedProgram", "torch2-eager", {}, false, ""},
+     "",
+     0,
+     true},
+    {"torch2-export",
+     "PyTorch 2.x torch.export's ExportedProgram",
+     "torch2-eager",
+     {},
+     false,
+     "",
+     0,
+     true},
     {"torch2-aoti-python",
      "PyTorch 2.x AOTInductor package, loaded in Python (forward only)",
      "torch2-eager",
      {"torch2-export"},
      false,
-     ""},
-    {"torch-cuda", "LibTorch eager on a CUDA device", "torch", {}, false, ""},
+     "",
+     0,
+     true},
+    {"torch2-libtorch", "LibTorch 2.x eager from C++ on the CPU", "torch2-eager", {}, false, "", 2},
+    {"torch2-aoti",
+     "PyTorch 2.x AOTInductor package loaded and run from C++ (AOTIModelPackageLoader, "
+     "forward only)",
+     "torch2-eager",
+     {"torch2-aoti-python", "torch2-export"},
+     false,
+     "",
+     2,
+     true},
+    {"torch2-cuda",
+     "LibTorch 2.x eager from C++ on a CUDA device",
+     "torch2-eager-cuda",
+     {},
+     false,
+     "",
+     2},
+    {"torch2-eager-cuda",
+     "PyTorch 2.x eager on a CUDA device, in .venv's Python",
+     "torch2-eager-cuda",
+     {},
+     false,
+     "",
+     0},
+    {"torch2-inductor-cuda",
+     "PyTorch 2.x torch.compile with Inductor on a CUDA device (Triton kernels)",
+     "torch2-eager-cuda",
+     {},
+     true,
+     "",
+     0,
+     true},
+    {"torch2-aoti-cuda",
+     "PyTorch 2.x AOTInductor package for a CUDA device, run from C++ (forward only)",
+     "torch2-eager-cuda",
+     {},
+     false,
+     "",
+     2,
+     true},
 };
 
 std::string first_line(std::string text) {
@@ -127,12 +192,37 @@ class UnavailableBackend final : public Backend {
   std::string reason_;
 };
 
+const Entry* find_entry(std::string_view name) {
+  for (const Entry& entry : kBackends) {
+    if (name == entry.name) return &entry;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::unique_ptr<Backend> make_backend(std::string_view name) {
+  if (name.substr(0, 6) == "fault:") return make_fault_backend(parse_fault_backend_name(name));
+  const Entry* entry = find_entry(name);
+  if (entry == nullptr) {
+    std::string known;
+    for (const Entry& each : kBackends) known += std::string(known.empty() ? "" : ", ") + each.name;
+    throw Error("unknown backend '" + std::string(name) + "' (known: " + known +
+                ", fault:<kind>@<op>)");
+  }
+  if (entry->libtorch != 0 && entry->libtorch != torch_major()) {
+    return std::make_unique<UnavailableBackend>(
+        entry->name, "a path of LibTorch " + std::to_string(entry->libtorch) +
+                         ".x: it runs in a worker of weft built against it (this weft links "
+                         "LibTorch " +
+                         torch_version() + ")");
+  }
   if (name == "engine-f64") return make_engine_backend(true);
   if (name == "engine") return make_engine_backend(false);
-  if (name == "torch") return make_torch_eager_backend();
+  if (name == "torch" || name == "torch2-libtorch") return make_torch_eager_backend(name, false);
+  if (name == "torch-cuda" || name == "torch2-cuda") return make_torch_eager_backend(name, true);
+  if (name == "torch2-aoti") return make_aoti_backend(name, false);
+  if (name == "torch2-aoti-cuda") return make_aoti_backend(name, true);
   if (name == "torchscript") return make_torchscript_backend(ScriptVariant::Script);
   if (name == "torchscript-frozen") return make_torchscript_backend(ScriptVariant::Frozen);
   if (name == "torchscript-ofi") {
@@ -141,17 +231,10 @@ std::unique_ptr<Backend> make_backend(std::string_view name) {
   if (name == "torchscript-nnc") return make_torchscript_backend(ScriptVariant::Nnc);
   if (name == "torchscript-legacy") return make_torchscript_backend(ScriptVariant::Legacy);
   if (auto python = make_python_backend(name)) return python;
-  if (name == "torch-cuda") {
-    return std::make_unique<UnavailableBackend>("torch-cuda", torch_cuda_unavailable_reason());
-  }
-  if (name.substr(0, 6) == "fault:") return make_fault_backend(parse_fault_backend_name(name));
-  std::string known;
-  for (const Entry& entry : kBackends) known += std::string(known.empty() ? "" : ", ") + entry.name;
-  throw Error("unknown backend '" + std::string(name) + "' (known: " + known +
-              ", fault:<kind>@<op>)");
+  throw Error("backend '" + std::string(name) + "' has no constructor (registry.cpp)");
 }
 
-std::vector<BackendInfo> list_backends() {
+std::vector<BackendInfo> list_local_backends() {
   std::vector<BackendInfo> result;
   for (const Entry& entry : kBackends) {
     result.push_back(
@@ -162,13 +245,29 @@ std::vector<BackendInfo> list_backends() {
   return result;
 }
 
+std::vector<BackendInfo> list_backends() {
+  std::vector<BackendInfo> result = list_local_backends();
+  std::map<int, std::map<std::string, std::string>> asked;  // by LibTorch: name -> reason
+  for (BackendInfo& info : result) {
+    const Entry* entry = find_entry(info.name);
+    if (entry == nullptr || entry->libtorch == 0 || entry->libtorch == torch_major()) continue;
+    if (asked.count(entry->libtorch) == 0) {
+      asked[entry->libtorch] = sibling_availability(entry->libtorch);
+    }
+    const auto& answers = asked[entry->libtorch];
+    const auto found = answers.find(info.name);
+    if (found != answers.end()) info.unavailable_reason = found->second;
+  }
+  return result;
+}
+
 const PathTraits& path_traits(std::string_view backend) {
   // Built once: the judge asks for every result and finding of every case.
   static const std::map<std::string, PathTraits, std::less<>> table = [] {
     std::map<std::string, PathTraits, std::less<>> traits;
     for (const Entry& entry : kBackends) {
       PathTraits& path = traits[entry.name];
-      path = {entry.eager, {}, entry.warm_up, entry.timeout_gap};
+      path = {entry.eager, {}, entry.warm_up, entry.timeout_gap, entry.libtorch, entry.compiles};
       for (const char* base : entry.bases) {
         if (base) path.bases.emplace_back(base);
       }
@@ -176,7 +275,7 @@ const PathTraits& path_traits(std::string_view backend) {
     return traits;
   }();
   static const PathTraits fault{};
-  static const PathTraits unknown{"torch", {}, true, ""};
+  static const PathTraits unknown{"torch", {}, true, "", 0, false};
   if (backend.substr(0, 6) == "fault:") return fault;
   const auto found = table.find(backend);
   return found == table.end() ? unknown : found->second;

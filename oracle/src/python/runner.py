@@ -1,7 +1,8 @@
 # The python backends' server (weft/oracle/src/backends/python.cpp embeds this file): reads
 # one JSON request per line on stdin and answers one JSON line on stdout.
-#   {"op": "prepare", "source", "mode", "values", "inputs", "parameters", "package"}
-#       builds the emitted module and readies it for `mode` (below); answers compile seconds.
+#   {"op": "prepare", "source", "mode", "device", "values", "inputs", "parameters", "package"}
+#       builds the emitted module on `device` ("cpu" or "cuda") and readies it for `mode`
+#       (below); answers compile seconds.
 #   {"op": "call", "cotangents", "out", "gradients"}
 #       runs the prepared module on fresh copies of prepare's values, writes outputs and
 #       gradients (of the cotangents file, read once per case) to a safetensors file; answers
@@ -9,7 +10,8 @@
 # Modes: "eager"; torch.compile's "inductor", "inductor-dynamic" (dynamic=True) and
 # "aot_eager" (Dynamo + AOTAutograd without Inductor's codegen); "export" (the
 # ExportedProgram of torch.export); "aoti-python" (AOTInductor's .pt2 package, compiled and
-# loaded here). Standard library, torch and numpy only (Debian's python3-torch depends on
+# loaded here); "aoti-package" (only writes that package to `package`, for the C++ loader of
+# the torch2-aoti paths; it takes no calls). Standard library, torch and numpy only (Debian's python3-torch depends on
 # python3-numpy); the compile modes need PyTorch 2.
 import json
 import struct
@@ -76,7 +78,8 @@ class Prepared:
     def __init__(self, request):
         scope = {"torch": torch, "F": F}
         exec(compile(request["source"], "weft_model.py", "exec"), scope)
-        self.values = read_safetensors(request["values"])
+        self.device = torch.device(request.get("device", "cpu"))
+        self.values = {n: t.to(self.device) for n, t in read_safetensors(request["values"]).items()}
         self.cotangents = None  # read at the first call with gradients
         self.inputs = request["inputs"]
         mode = request["mode"]
@@ -90,15 +93,17 @@ class Prepared:
                                      "inductor", dynamic=True if mode == "inductor-dynamic" else None)
         elif mode == "export":
             self.run = self.owner = torch.export.export(model, example).module()
-        elif mode == "aoti-python":
+        elif mode in ("aoti-python", "aoti-package"):
             # The package holds the parameters as constants: each call's values are the same.
             path = torch._inductor.aoti_compile_and_package(torch.export.export(model, example),
                                                             package_path=request["package"])
-            self.run = torch._inductor.aoti_load_package(path)
+            self.run = torch._inductor.aoti_load_package(path) if mode == "aoti-python" else None
         elif mode != "eager":
             raise ValueError("unknown mode '%s'" % mode)
 
     def call(self, request):
+        if self.run is None:
+            raise RuntimeError("this mode only writes a package; it takes no calls")
         gradients = request["gradients"]
         leaves = {n: self.values["value/" + n].clone() for n in self.inputs}
         for t in leaves.values():
@@ -113,7 +118,8 @@ class Prepared:
         result = {"output/%d" % i: out for i, out in enumerate(outputs)}
         if gradients:
             if self.cotangents is None:
-                self.cotangents = read_safetensors(request["cotangents"])
+                self.cotangents = {n: t.to(self.device)
+                                   for n, t in read_safetensors(request["cotangents"]).items()}
             objective = None
             for i, out in enumerate(outputs):
                 if not out.is_floating_point() or not out.requires_grad:
@@ -141,7 +147,7 @@ def main():
             request = json.loads(line)
             if request["op"] == "prepare":
                 prepared = None
-                compiling = request["mode"] in ("export", "aoti-python")
+                compiling = request["mode"] in ("export", "aoti-python", "aoti-package")
                 prepared = Prepared(request)
             elif prepared is None:
                 raise RuntimeError("call before a successful prepare")

@@ -5,11 +5,12 @@
 // respect to every floating input and parameter. Failures of the path are results, not
 // errors: run_backend() turns them into a BackendResult with an Outcome.
 //
-// Backends are named by strings: "engine", "engine-f64", "torch", "torchscript",
-// "torchscript-frozen", "torchscript-ofi", "torchscript-nnc", "torchscript-legacy", "python",
-// "torch-cuda", the PyTorch 2.x paths "torch2-eager", "torch2-inductor", "torch2-dynamic",
-// "torch2-aot-eager", "torch2-export", "torch2-aoti-python", and "fault:<kind>@<op>"
-// (weft/oracle/fault.h).
+// Backends are named by strings that say which PyTorch they run (registry.cpp lists them):
+// weft's "engine" and "engine-f64"; LibTorch 1.13's C++ paths "torch", "torchscript*" and
+// "torch-cuda"; Debian's Python "python"; PyTorch 2.x's Python paths "torch2-eager",
+// "torch2-inductor", ... and its C++ paths "torch2-libtorch", "torch2-cuda", "torch2-aoti",
+// ...; and "fault:<kind>@<op>" (weft/oracle/fault.h). A C++ path runs in a worker of a weft
+// built against its LibTorch (worker.h routes it); the others run in any worker.
 
 #include <memory>
 #include <string>
@@ -90,8 +91,11 @@ struct BackendInfo {
   std::string unavailable_reason;  // empty when available
   std::string description;         // one line for `weft backends` / `weft replay --help`
 };
-// Every backend name this build knows (fault backends as "fault:<kind>@<op>"), in order.
+// Every backend name (fault backends as "fault:<kind>@<op>"), in order. A C++ path of another
+// LibTorch is asked of the weft built against it (worker.h's sibling_worker), which starts it.
 std::vector<BackendInfo> list_backends();
+// The same for the paths this process can run itself (what a sibling answers when asked).
+std::vector<BackendInfo> list_local_backends();
 
 // How a path relates to the others, kept in one table with the names (registry.cpp): the
 // judge and the oracle ask this instead of matching names.
@@ -100,6 +104,12 @@ struct PathTraits {
   std::vector<std::string> bases;  // the paths it builds on, nearest first
   bool warm_up = false;            // its first call may run another graph than the later ones
   std::string timeout_gap;         // non-empty: a timeout is a capability gap, and why
+  // The LibTorch major version a C++ path links (the build of the worker that runs it);
+  // 0: any worker runs it (the engine, Python paths, faults).
+  int libtorch = 0;
+  // It compiles at run time (torch.compile, export, AOTInductor): its runs get the worker's
+  // compile allowance on top of the time limit.
+  bool compiles = false;
 };
 // An unknown name gets a compiled path's traits: starts from "torch", has a warm-up.
 const PathTraits& path_traits(std::string_view backend);

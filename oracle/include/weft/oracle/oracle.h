@@ -19,9 +19,13 @@ namespace weft::oracle {
 
 struct VjpGraph;  // oracle/src/vjp.h
 
-// The available backends a campaign runs by default: the engine pair, LibTorch eager and the
-// TorchScript paths (the legacy fuser and CUDA only when asked for / present).
-std::vector<std::string> default_backends();
+// The available backends run by default: the engine pair, LibTorch 1.13's eager and TorchScript
+// paths (the legacy fuser only when asked for, CUDA when present); with `torch2` (campaigns and
+// replay), also PyTorch 2.x's where its interpreter is installed: eager, torch.compile
+// (Inductor, dynamic=True, aot_eager), torch.export and AOTInductor (from C++ where a LibTorch
+// 2.x weft exists, else from Python), and their CUDA versions in a LibTorch 2.x weft that sees
+// a device. Judged by files, without starting an interpreter.
+std::vector<std::string> default_backends(bool torch2 = false);
 
 // Splits "torch,torchscript-ofi" and checks every name (weft::Error naming the unknown one).
 // The reference and the float32 engine are added when missing: the judge needs them.

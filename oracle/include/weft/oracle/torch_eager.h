@@ -16,10 +16,12 @@ struct TorchExecution {
   ir::TensorMap gradients;      // d<outputs, cotangents>/d(leaf) for floating leaves, by name
 };
 
-// Runs `graph` with LibTorch eager ops on the CPU. With `cotangents` non-empty (one per output),
-// also runs torch autograd and fills `gradients` (zeros for leaves the outputs do not reach).
-// Throws weft::Error (message: node label + LibTorch's message) when LibTorch throws.
+// Runs `graph` with LibTorch eager ops on the CPU, or on the first CUDA device with `cuda`
+// (leaves and cotangents are copied there; results come back to the CPU). With `cotangents`
+// non-empty (one per output), also runs torch autograd and fills `gradients` (zeros for leaves
+// the outputs do not reach). Throws weft::Error (message: node label + LibTorch's message)
+// when LibTorch throws.
 TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leaves,
-                               const std::vector<Tensor>& cotangents = {});
+                               const std::vector<Tensor>& cotangents = {}, bool cuda = false);
 
 }  // namespace weft::oracle
