@@ -131,6 +131,11 @@ struct Totals {
   double generate = 0, execute = 0, judge = 0, localize = 0, io = 0, reduce = 0;
   int worker_starts = 0;
   int reduced = 0;  // bucket cases the reducer tried
+  struct PathTime {
+    double seconds = 0;          // prepare + calls of every case, in its worker
+    double compile_seconds = 0;  // the part spent compiling (torch.compile, export, AOTI)
+  };
+  std::map<std::string, PathTime> paths;  // by backend, the case's own runs (not localization)
 };
 
 // Seconds the reducer may spend on one new bucket's case during a campaign.
@@ -301,6 +306,11 @@ class FuzzRun {
     totals_.execute += report.run_seconds;
     totals_.judge += report.judge_seconds;
     totals_.localize += report.localize_seconds;
+    for (const oracle::BackendResult& result : report.results) {
+      Totals::PathTime& path = totals_.paths[result.backend];
+      path.seconds += result.seconds;
+      path.compile_seconds += result.compile_seconds;
+    }
     for (const ir::Node& node : generated.graph.nodes())
       ++totals_.ops[std::string(ir::op_name(node.op))];
     ++totals_.cases;
@@ -437,6 +447,16 @@ class FuzzRun {
     line["phases"] = {
         {"generate", totals_.generate}, {"execute", totals_.execute}, {"judge", totals_.judge},
         {"localize", totals_.localize}, {"io", totals_.io},           {"reduce", totals_.reduce}};
+    // Per path: its seconds in this run, the compiling share, and the cases per second it
+    // would judge if it ran alone (cases / its seconds).
+    nlohmann::json paths = nlohmann::json::object();
+    for (const auto& [name, time] : totals_.paths) {
+      paths[name] = {{"seconds", time.seconds},
+                     {"compile_seconds", time.compile_seconds},
+                     {"cases_per_second",
+                      time.seconds > 0 ? static_cast<double>(totals_.cases) / time.seconds : 0.0}};
+    }
+    line["paths"] = paths;
     campaign_.append_stats(line);
   }
 

@@ -119,6 +119,13 @@ std::string ablation_table(const oracle::CaseReport& report, const std::string& 
       result = name == symptom ? "**shows the bug** (" + name + ")" : "other finding: " + name;
     }
     if (row.outcome == oracle::Outcome::Unavailable) result = "not run: " + row.message;
+    const bool gradients =
+        std::any_of(report.results.begin(), report.results.end(), [&](const auto& r) {
+          return r.backend == row.backend && !r.calls.empty() && !r.calls[0].gradients.empty();
+        });
+    if (symptom == "wrong-gradient" && !gradients && row.outcome == oracle::Outcome::Ok) {
+      result = "outputs right; forward only, no gradients to compare";
+    }
     table += fmt::format("| {} | `{}` | {} |\n", path_label(row.backend), row.backend, result);
   }
   return table;

@@ -168,6 +168,18 @@ def main():
             {"bug": True, "symptom": "nan-inf-mismatch", "backend": "torchscript", "op": "std"},
             "LibTorch 1.13: TorchScript's std backward is NaN at zero deviation, eager is 0")
 
+    # Noise: a derivative on a kink is each PyTorch's convention. clamp's gradient at a bound is
+    # 1 in LibTorch 1.13 (and the engine), 0 in 2.x (the minimum-norm subgradient), so the
+    # judge leaves derivatives on a kink undecided.
+    c = Case()
+    x = c.leaf("input", "x", "float32", [2, 3], [-0.5, 0.5, 0.0, 1.0, -1.0, 0.5])
+    c.outputs = [c.node("clamp", [x], [("float32", [2, 3])], min=-0.5, max=0.5)]
+    c.write("noise-clamp-gradient-at-bounds",
+            dict(NO_BUG, backends="torch,torch2-eager,torch2-libtorch,torch2-inductor"),
+            "clamp's gradient on its bounds: 1 in LibTorch 1.13, 0 in PyTorch 2.x "
+            "(pytorch/pytorch#184572, minimum-norm subgradient), both valid subgradients; "
+            "judged a wrong gradient of 2.15 before kinks moved at least one float32 ulp")
+
 
 if __name__ == "__main__":
     sys.exit(main())

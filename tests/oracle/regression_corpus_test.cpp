@@ -14,6 +14,8 @@
 
 #include "weft/corpus/test_case.h"
 #include "weft/oracle/oracle.h"
+#include "weft/oracle/torch_info.h"
+#include "weft/oracle/worker.h"
 
 namespace weft::oracle {
 namespace {
@@ -61,7 +63,11 @@ TEST(RegressionCorpus, EveryCaseReplaysToItsExpectedVerdict) {
       options.worker.time_limit_seconds = 300;  // Inductor's first compile of a graph
       std::string missing;
       for (const std::string& name : options.backends) {
-        const std::string why = make_backend(name)->unavailable_reason();
+        // A C++ path of the other LibTorch runs in the sibling build's worker, if there is one.
+        const int libtorch = path_traits(name).libtorch;
+        const std::string why = libtorch != 0 && libtorch != torch_major()
+                                    ? sibling_worker(libtorch).unavailable
+                                    : make_backend(name)->unavailable_reason();
         if (!why.empty()) missing = name + ": " + why;
       }
       if (!missing.empty()) {
