@@ -3,12 +3,9 @@
 // follows PyTorch's pt2 fuzzing rules for the torch2 paths), that script's output on the
 // PyTorch it targets, an ablation (which paths of the same model show the bug), and versions.
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -22,6 +19,7 @@
 #include "weft/corpus/test_case.h"
 #include "weft/error.h"
 #include "weft/io/atomic_file.h"
+#include "weft/oracle/command.h"
 #include "weft/oracle/export.h"
 #include "weft/oracle/oracle.h"
 #include "weft/oracle/torch_info.h"
@@ -131,19 +129,6 @@ std::string ablation_table(const oracle::CaseReport& report, const std::string& 
   return table;
 }
 
-// Runs `python script` and returns what it printed (stdout and stderr) and its exit status.
-std::string run_script(const std::string& python, const fs::path& script, int& status) {
-  const std::string command = "'" + python + "' '" + script.string() + "' 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw Error("cannot run " + python);
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  const int raw = ::pclose(pipe);
-  status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return output;
-}
-
 int run_issue(const IssueArgs& args) {
   const fs::path bucket_dir(args.bucket_dir);
   const BucketFile bucket = read_bucket_file(bucket_dir / "bucket.json");
@@ -173,9 +158,11 @@ int run_issue(const IssueArgs& args) {
   const fs::path script_path = case_dir / "issue_repro.py";
   io::write_file_atomically(script_path, script);
   const oracle::TorchTarget python = oracle::python_for_backend(bucket.backend);
-  std::string output = "(not run: " + python.why_not + ")";
-  int status = -1;
-  if (python.why_not.empty()) output = run_script(python.where, script_path, status);
+  oracle::CommandOutput run{"(not run: " + python.why_not + ")", -1};
+  if (python.why_not.empty()) {
+    run = oracle::run_command(oracle::shell_quoted(python.where) + " " +
+                              oracle::shell_quoted(script_path.string()));
+  }
 
   std::set<std::string> ops;
   for (const ir::Node& node : test_case.graph.nodes())
@@ -199,7 +186,7 @@ int run_issue(const IssueArgs& args) {
   text += "weft's finding: " + bucket.message + "\n\n";
   text += "Standalone repro (exits 1 when the bug shows):\n\n```python\n" + script + "```\n\n";
   text += fmt::format("Its output ({}, torch {}, exit status {}):\n\n```\n{}```\n\n", python.where,
-                      python.version.empty() ? "?" : python.version, status, output);
+                      python.version.empty() ? "?" : python.version, run.status, run.output);
   text += "Ablation: the same model on each path, judged against the float64 reference.\n\n";
   text += ablation_table(report, bucket.symptom) + "\n";
   text += "### Versions\n\n";

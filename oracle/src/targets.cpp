@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends/backends.h"
+#include "weft/oracle/command.h"
 #include "weft/oracle/torch_info.h"
 #include "weft/oracle/worker.h"
 
@@ -28,17 +29,10 @@ std::string path_names(int libtorch, const std::string& prefix) {
 // "2.15.0": what the sibling says of its LibTorch (`weft backends --libtorch-version`, which
 // asks no sibling in turn: `weft --version` would ask this weft again, and so on).
 std::string sibling_version(const std::string& binary, std::string& why_not) {
-  const std::string command = "'" + binary + "' backends --libtorch-version 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    why_not = "cannot run " + binary;
-    return {};
-  }
-  std::string output;
-  char line[512];
-  while (std::fgets(line, sizeof line, pipe) != nullptr) output += line;
+  CommandOutput run = run_command(shell_quoted(binary) + " backends --libtorch-version");
+  std::string& output = run.output;
   while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
-  if (::pclose(pipe) != 0 || output.empty() || output.find('\n') != std::string::npos) {
+  if (run.status != 0 || output.empty() || output.find('\n') != std::string::npos) {
     why_not = binary + " backends --libtorch-version failed: " + output;
     return {};
   }

@@ -34,6 +34,7 @@
 #include "weft/io/safetensors.h"
 #include "weft/io/tensor_bytes.h"
 #include "weft/ir/graph_json.h"
+#include "weft/oracle/command.h"
 #include "weft/oracle/torch_info.h"
 
 namespace weft::oracle {
@@ -293,17 +294,9 @@ std::map<std::string, std::string> sibling_availability(int libtorch) {
   std::string failure = sibling.unavailable;
   if (failure.empty() && !sibling.command.empty()) {
     // One line per path: name, a tab, and why it is unavailable (nothing when it is available).
-    const std::string command = "'" + sibling.command[0] + "' backends --local 2>&1";
-    FILE* pipe = ::popen(command.c_str(), "r");
-    std::string output;
-    if (pipe != nullptr) {
-      char buffer[1024];
-      while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-      if (::pclose(pipe) != 0) failure = sibling.command[0] + " backends --local failed: " + output;
-    } else {
-      failure = "cannot run " + sibling.command[0];
-    }
-    std::stringstream lines(output);
+    const CommandOutput run = run_command(shell_quoted(sibling.command[0]) + " backends --local");
+    if (run.status != 0) failure = sibling.command[0] + " backends --local failed: " + run.output;
+    std::stringstream lines(run.output);
     for (std::string line; failure.empty() && std::getline(lines, line);) {
       const auto tab = line.find('\t');
       if (tab != std::string::npos) answers[line.substr(0, tab)] = line.substr(tab + 1);

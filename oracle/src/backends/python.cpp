@@ -34,6 +34,7 @@
 #include "weft/io/atomic_file.h"
 #include "weft/io/safetensors.h"
 #include "weft/io/tensor_bytes.h"
+#include "weft/oracle/command.h"
 #include "weft/oracle/export.h"
 #include "weft_python_runner.h"
 
@@ -54,17 +55,12 @@ struct Interpreter {
 
 // Runs `python -c code` and returns its stdout's last line, or throws with what went wrong.
 std::string probe(const std::string& python, const std::string& code) {
-  const std::string command = "'" + python + "' -c '" + code + "' 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw Error("cannot run " + python);
-  std::string output;
-  std::array<char, 512> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  const int status = ::pclose(pipe);
+  CommandOutput run = run_command(shell_quoted(python) + " -c " + shell_quoted(code));
+  std::string& output = run.output;
   while (!output.empty() && output.back() == '\n') output.pop_back();
   const auto last = output.rfind('\n');
   const std::string tail = last == std::string::npos ? output : output.substr(last + 1);
-  if (status != 0) throw Error(python + ": " + tail);
+  if (run.status != 0) throw Error(python + ": " + (tail.empty() ? "cannot run it" : tail));
   return tail;
 }
 
