@@ -1,6 +1,5 @@
 // `weft --version`'s list of every PyTorch this weft can test (weft/oracle/torch_info.h): its
 // own LibTorch, the sibling build of the other LibTorch, and the Python paths' interpreters.
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -17,11 +16,11 @@ namespace {
 // `prefix` starts ("python" or "torch2-").
 std::string path_names(int libtorch, const std::string& prefix) {
   std::string names;
-  for (const BackendInfo& info : list_local_backends()) {
-    const PathTraits& traits = path_traits(info.name);
+  for (const std::string& name : backend_names()) {
+    const PathTraits& traits = path_traits(name);
     const bool matches = libtorch != 0 ? traits.libtorch == libtorch
-                                       : traits.libtorch == 0 && info.name.rfind(prefix, 0) == 0;
-    if (matches) names += (names.empty() ? "" : ", ") + info.name;
+                                       : traits.libtorch == 0 && name.rfind(prefix, 0) == 0;
+    if (matches) names += (names.empty() ? "" : ", ") + name;
   }
   return names;
 }
@@ -37,6 +36,12 @@ std::string sibling_version(const std::string& binary, std::string& why_not) {
     return {};
   }
   return output;
+}
+
+TorchTarget python_target(bool torch2) {
+  const InterpreterFacts facts = python_interpreter_facts(torch2);
+  return {torch2 ? "Python, PyTorch 2.x" : "Python, Debian's PyTorch", facts.path, facts.version,
+          facts.why_not, path_names(0, torch2 ? "torch2-" : "python")};
 }
 
 }  // namespace
@@ -56,19 +61,12 @@ std::vector<TorchTarget> torch_targets() {
     }
     targets.push_back(std::move(target));
   }
-  for (bool torch2 : {false, true}) {
-    const InterpreterFacts facts = python_interpreter_facts(torch2);
-    targets.push_back({torch2 ? "Python, PyTorch 2.x" : "Python, Debian's PyTorch", facts.path,
-                       facts.version, facts.why_not, path_names(0, torch2 ? "torch2-" : "python")});
-  }
+  for (bool torch2 : {false, true}) targets.push_back(python_target(torch2));
   return targets;
 }
 
 TorchTarget python_for_backend(const std::string& backend) {
-  const bool torch2 = backend.rfind("torch2-", 0) == 0;
-  const InterpreterFacts facts = python_interpreter_facts(torch2);
-  return {torch2 ? "Python, PyTorch 2.x" : "Python, Debian's PyTorch", facts.path, facts.version,
-          facts.why_not, ""};
+  return python_target(backend.rfind("torch2-", 0) == 0);
 }
 
 }  // namespace weft::oracle

@@ -303,8 +303,8 @@ std::map<std::string, std::string> sibling_availability(int libtorch) {
     }
   }
   if (!failure.empty()) {
-    for (const BackendInfo& info : list_local_backends()) {
-      if (path_traits(info.name).libtorch == libtorch) answers[info.name] = failure;
+    for (const std::string& name : backend_names()) {
+      if (path_traits(name).libtorch == libtorch) answers[name] = failure;
     }
   }
   return answers;

@@ -318,7 +318,14 @@ TEST(Oracle, ThePyTorch2PathsAgreeWithTheReference) {
   ASSERT_EQ(report.results.size(), options.backends.size());
   for (std::size_t i = 2; i < report.results.size(); ++i) {
     const BackendResult& result = report.results[i];
-    if (result.outcome == Outcome::Unavailable) continue;
+    if (result.outcome == Outcome::Unavailable) {
+      // Only a C++ path whose LibTorch 2.x build is missing may be unavailable here.
+      EXPECT_EQ(path_traits(result.backend).libtorch, 2)
+          << result.backend << ": " << result.message;
+      EXPECT_FALSE(sibling_worker(2).unavailable.empty())
+          << result.backend << ": " << result.message;
+      continue;
+    }
     EXPECT_EQ(result.outcome, Outcome::Ok) << result.backend << ": " << result.message;
     EXPECT_EQ(result.calls.size(), 3u) << result.backend;
     EXPECT_LE(result.compile_seconds, result.seconds + 1e-6) << result.backend;

@@ -64,10 +64,42 @@ std::string probe(const std::string& python, const std::string& code) {
   return tail;
 }
 
-// Asked once per process and interpreter: importing torch takes a second or two.
-Interpreter probe_interpreter(const std::string& path, const std::string& advice) {
+// Which interpreter runs the Python paths of Debian's PyTorch 1.13 (`torch2` false) or of 2.x:
+// $WEFT_PYTHON / $WEFT_TORCH2_PYTHON, else /usr/bin/python3 / .venv's. `marked` says why
+// scripts/setup-torch2 could not install .venv's (its torch2-unavailable file); empty otherwise.
+struct ChosenInterpreter {
+  std::string path;
+  std::string advice;  // what to do when it has no torch
+  std::string marked;
+};
+
+ChosenInterpreter chosen_interpreter(bool torch2) {
+  const char* variable = torch2 ? "WEFT_TORCH2_PYTHON" : "WEFT_PYTHON";
+  const char* configured = std::getenv(variable);
+  if (configured != nullptr && *configured != '\0') {
+    return {configured, std::string(variable) + " names it", ""};
+  }
+  if (!torch2) return {"/usr/bin/python3", "set WEFT_PYTHON to an interpreter that has them", ""};
+  ChosenInterpreter chosen{WEFT_SOURCE_DIR "/.venv/bin/python", "run scripts/setup-torch2", ""};
+  const std::string why = WEFT_SOURCE_DIR "/.venv/torch2-unavailable";
+  if (std::filesystem::exists(why)) {
+    chosen.marked = io::read_file(why);
+    while (!chosen.marked.empty() && chosen.marked.back() == '\n') chosen.marked.pop_back();
+    chosen.marked = "scripts/setup-torch2 could not install PyTorch 2.x: " + chosen.marked;
+  }
+  return chosen;
+}
+
+// The interpreter's torch: importing it takes a second or two.
+Interpreter probe_interpreter(const ChosenInterpreter& chosen) {
   Interpreter found;
+  const std::string& path = chosen.path;
+  const std::string& advice = chosen.advice;
   found.path = path;
+  if (!chosen.marked.empty()) {
+    found.unavailable = chosen.marked;
+    return found;
+  }
   if (::access(path.c_str(), X_OK) != 0) {
     found.unavailable = path + " does not exist (" + advice + ")";
     return found;
@@ -94,35 +126,14 @@ Interpreter probe_interpreter(const std::string& path, const std::string& advice
   return found;
 }
 
-const Interpreter& debian_python() {
-  static const Interpreter found = [] {
-    const char* configured = std::getenv("WEFT_PYTHON");
-    return probe_interpreter(
-        configured != nullptr && *configured != '\0' ? configured : "/usr/bin/python3",
-        "set WEFT_PYTHON to an interpreter that has them");
-  }();
-  return found;
-}
-
-// What scripts/setup-torch2 leaves when it could not install PyTorch 2.x: why.
-constexpr const char* kTorch2Unavailable = WEFT_SOURCE_DIR "/.venv/torch2-unavailable";
-
-const Interpreter& torch2_python() {
-  static const Interpreter found = [] {
-    const char* configured = std::getenv("WEFT_TORCH2_PYTHON");
-    if (configured != nullptr && *configured != '\0') {
-      return probe_interpreter(configured, "WEFT_TORCH2_PYTHON names it");
-    }
-    const std::string venv = WEFT_SOURCE_DIR "/.venv";
-    Interpreter found = probe_interpreter(venv + "/bin/python", "run scripts/setup-torch2");
-    if (const std::string why = kTorch2Unavailable; std::filesystem::exists(why)) {
-      std::string reason = io::read_file(why);
-      while (!reason.empty() && reason.back() == '\n') reason.pop_back();
-      found.unavailable = "scripts/setup-torch2 could not install PyTorch 2.x: " + reason;
-    }
-    return found;
-  }();
-  return found;
+// Probed once per process: importing torch takes seconds.
+const Interpreter& interpreter(bool torch2) {
+  if (torch2) {
+    static const Interpreter current = probe_interpreter(chosen_interpreter(true));
+    return current;
+  }
+  static const Interpreter debian = probe_interpreter(chosen_interpreter(false));
+  return debian;
 }
 
 struct PythonPath {
@@ -149,7 +160,7 @@ constexpr PythonPath kAotiPackage{"torch2-aoti-package", "aoti-package", true, f
 constexpr PythonPath kAotiPackageCuda{"torch2-aoti-package", "aoti-package", true, false, true};
 
 std::string unavailable_reason_of(const PythonPath& path) {
-  const Interpreter& python = path.torch2 ? torch2_python() : debian_python();
+  const Interpreter& python = interpreter(path.torch2);
   if (!python.unavailable.empty()) return python.unavailable;
   const std::string mode = path.mode;
   if (mode != "eager" && !python.compile) {
@@ -311,7 +322,7 @@ class PythonBackend final : public Backend {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
     posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
-    const std::string python = (path_.torch2 ? torch2_python() : debian_python()).path;
+    const std::string python = interpreter(path_.torch2).path;
     // The runner's own compiler caches, inside its directory.
     std::vector<std::string> environment;
     for (char** variable = environ; *variable != nullptr; ++variable) {
@@ -434,15 +445,10 @@ std::unique_ptr<Backend> make_python_backend(std::string_view name) {
 
 InterpreterFacts python_interpreter_facts(bool torch2) {
   InterpreterFacts facts;
-  const char* configured = std::getenv(torch2 ? "WEFT_TORCH2_PYTHON" : "WEFT_PYTHON");
-  facts.path = configured != nullptr && *configured != '\0'
-                   ? std::string(configured)
-                   : std::string(torch2 ? WEFT_SOURCE_DIR "/.venv/bin/python" : "/usr/bin/python3");
-  if (torch2 && std::filesystem::exists(kTorch2Unavailable) &&
-      (configured == nullptr || *configured == '\0')) {
-    facts.why_not =
-        "scripts/setup-torch2 could not install it: " + io::read_file(kTorch2Unavailable);
-    while (!facts.why_not.empty() && facts.why_not.back() == '\n') facts.why_not.pop_back();
+  const ChosenInterpreter chosen = chosen_interpreter(torch2);
+  facts.path = chosen.path;
+  if (!chosen.marked.empty()) {
+    facts.why_not = chosen.marked;
     return facts;
   }
   if (::access(facts.path.c_str(), X_OK) != 0) {
@@ -459,10 +465,8 @@ InterpreterFacts python_interpreter_facts(bool torch2) {
 }
 
 bool torch2_interpreter_present() {
-  const char* configured = std::getenv("WEFT_TORCH2_PYTHON");
-  if (configured != nullptr && *configured != '\0') return ::access(configured, X_OK) == 0;
-  return ::access(WEFT_SOURCE_DIR "/.venv/bin/python", X_OK) == 0 &&
-         !std::filesystem::exists(kTorch2Unavailable);
+  const ChosenInterpreter chosen = chosen_interpreter(true);
+  return chosen.marked.empty() && ::access(chosen.path.c_str(), X_OK) == 0;
 }
 
 std::unique_ptr<AotiPackager> make_aoti_packager(bool cuda) {

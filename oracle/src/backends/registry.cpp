@@ -234,6 +234,12 @@ std::unique_ptr<Backend> make_backend(std::string_view name) {
   throw Error("backend '" + std::string(name) + "' has no constructor (registry.cpp)");
 }
 
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const Entry& entry : kBackends) names.emplace_back(entry.name);
+  return names;
+}
+
 std::vector<BackendInfo> list_local_backends() {
   std::vector<BackendInfo> result;
   for (const Entry& entry : kBackends) {

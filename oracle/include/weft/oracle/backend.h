@@ -96,6 +96,9 @@ struct BackendInfo {
 std::vector<BackendInfo> list_backends();
 // The same for the paths this process can run itself (what a sibling answers when asked).
 std::vector<BackendInfo> list_local_backends();
+// The names alone, in order, without asking any path whether it can run (which starts
+// interpreters); fault backends are not among them.
+std::vector<std::string> backend_names();
 
 // How a path relates to the others, kept in one table with the names (registry.cpp): the
 // judge and the oracle ask this instead of matching names.
