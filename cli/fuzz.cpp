@@ -128,6 +128,7 @@ struct Totals {
   std::uint64_t unsupported = 0;  // cases eager refused for want of a kernel (capability gaps)
   std::map<std::string, std::uint64_t> by_symptom;
   std::map<std::string, std::uint64_t> ops;
+  std::map<std::string, std::uint64_t> forms;  // cases per program form (ir::program_forms)
   double generate = 0, execute = 0, judge = 0, localize = 0, io = 0, reduce = 0;
   int worker_starts = 0;
   int reduced = 0;  // bucket cases the reducer tried
@@ -313,6 +314,7 @@ class FuzzRun {
     }
     for (const ir::Node& node : generated.graph.nodes())
       ++totals_.ops[std::string(ir::op_name(node.op))];
+    for (const std::string& form : ir::program_forms(generated.graph)) ++totals_.forms[form];
     ++totals_.cases;
     bool gap_seen = false;
     for (const oracle::Unsupported& gap : report.verdict.unsupported) {
@@ -444,6 +446,7 @@ class FuzzRun {
     line["capability_gaps"] = campaign_.gaps().size();
     line["worker_restarts"] = totals_.worker_starts;
     line["ops"] = totals_.ops;
+    line["forms"] = totals_.forms;
     line["phases"] = {
         {"generate", totals_.generate}, {"execute", totals_.execute}, {"judge", totals_.judge},
         {"localize", totals_.localize}, {"io", totals_.io},           {"reduce", totals_.reduce}};

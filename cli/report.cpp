@@ -280,6 +280,27 @@ std::vector<std::pair<std::string, double>> op_counts(const CampaignData& data) 
   return counts;
 }
 
+// Cases per program form (stats.jsonl "forms"), most frequent first, with their share of the
+// judged cases.
+std::string forms_table(const CampaignData& data, std::uint64_t cases, bool markdown) {
+  const std::map<std::string, double> summed = summed_counts(data.stats, "forms");
+  std::vector<std::pair<std::string, double>> forms(summed.begin(), summed.end());
+  std::stable_sort(forms.begin(), forms.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (forms.empty()) return markdown ? "none recorded\n" : "<p class=\"muted\">none recorded</p>\n";
+  const auto share = [&](double count) {
+    return cases > 0 ? fmt::format("{:.1f} %", 100.0 * count / static_cast<double>(cases)) : "-";
+  };
+  std::string text = markdown ? "| form | cases | share |\n|---|---:|---:|\n"
+                              : "<table><tr><th>form</th><th>cases</th><th>share</th></tr>\n";
+  for (const auto& [form, count] : forms) {
+    text += markdown ? fmt::format("| {} | {} | {} |\n", form, number_text(count), share(count))
+                     : fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                                   html_escape(form), number_text(count), share(count));
+  }
+  return markdown ? text : text + "</table>\n";
+}
+
 // ---- SVG charts ----
 
 std::string symptom_color(const std::string& symptom) {
@@ -726,6 +747,8 @@ std::string render_html(const CampaignData& data) {
             "</details>\n";
   }
 
+  html += "<h2>Program forms</h2>\n" + forms_table(data, cases, false);
+
   html += "<h2>Bug buckets</h2>\n";
   if (data.buckets.empty()) {
     html += "<p class=\"muted\">No bugs found (yet).</p>\n";
@@ -831,6 +854,7 @@ std::string render_markdown(const CampaignData& data) {
       md += "| " + md_escape(symptom) + " | " + number_text(count) + " |\n";
     }
   }
+  md += "\n## Program forms\n\n" + forms_table(data, cases, true);
   md += "\n## Bug buckets\n\n";
   if (data.buckets.empty()) {
     md += "No bugs found (yet).\n";

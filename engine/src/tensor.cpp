@@ -520,6 +520,13 @@ Tensor wrapped_scalar(std::int64_t value) {
   return t;
 }
 
+Tensor wrapped_scalar(bool value) {
+  Tensor t = make_tensor({}, Dtype::Bool);
+  *t.data<bool>() = value;
+  t.impl()->is_wrapped_number = true;
+  return t;
+}
+
 Tensor arange(double end, std::optional<Dtype> dtype) {
   return arange(0.0, end, 1.0, dtype);
 }

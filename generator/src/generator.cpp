@@ -592,9 +592,116 @@ Generated Generator::generate(const GeneratorOptions& options) {
   return Build(options, state_->solver).run();
 }
 
+namespace {
+
+// A non-contiguous layout for an input of `shape`, or none (rank 0, nothing to vary).
+void draw_layout(ir::Value& leaf, std::mt19937_64& rng) {
+  const ir::Shape& shape = leaf.type.shape;
+  const std::size_t rank = shape.size();
+  if (rank == 0) return;
+  auto below = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::vector<std::size_t> wide;  // dims of size > 1
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (shape[d] > 1) wide.push_back(d);
+  }
+  switch (below(4)) {
+    case 0: {  // transposed: the dims stored in another order
+      if (rank < 2) return;
+      std::vector<std::size_t> order(rank);
+      for (std::size_t d = 0; d < rank; ++d) order[d] = d;
+      std::shuffle(order.begin(), order.end(), rng);
+      std::int64_t step = 1;
+      leaf.strides.assign(rank, 0);
+      for (std::size_t k = rank; k-- > 0;) {
+        leaf.strides[order[k]] = step;
+        step *= std::max<std::int64_t>(shape[order[k]], 1);
+      }
+      break;
+    }
+    case 1: {  // sliced with a step along one dim, from an offset
+      const std::size_t dim = below(rank);
+      const std::int64_t factor = 2 + static_cast<std::int64_t>(below(2));
+      std::int64_t step = 1;
+      leaf.strides.assign(rank, 0);
+      for (std::size_t d = rank; d-- > 0;) {
+        leaf.strides[d] = step * (d == dim ? factor : 1);
+        step = leaf.strides[d] * std::max<std::int64_t>(shape[d], 1);
+      }
+      leaf.storage_offset = static_cast<std::int64_t>(below(3));
+      break;
+    }
+    case 2: {  // expanded along one dim: its values repeat index 0
+      if (wide.empty()) return;
+      const std::size_t dim = wide[below(wide.size())];
+      leaf.strides = ir::contiguous_strides(shape);
+      ir::Shape inner = shape;
+      inner[dim] = 1;
+      leaf.strides = ir::contiguous_strides(inner);
+      leaf.strides[dim] = 0;
+      break;
+    }
+    default:  // channels_last
+      if (rank != 4) return;
+      leaf.strides = ir::channels_last_strides(shape);
+      break;
+  }
+}
+
+// Whether every output of `graph` is finite on the engine in float64 with `values`.
+bool finite_outputs(const ir::Graph& graph, const ir::TensorMap& values) {
+  try {
+    ir::ExecutionOptions options;
+    options.floating_dtype = Dtype::Float64;
+    for (const Tensor& out : ir::execute(graph, values, options).outputs) {
+      if (!out.is_floating_point() || out.numel() == 0) continue;
+      const Tensor flat = out.to(Dtype::Float64).contiguous();
+      const double* p = flat.data<double>();
+      for (std::int64_t i = 0; i < flat.numel(); ++i) {
+        if (!std::isfinite(p[i])) return false;
+      }
+    }
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// The program forms of a generated case (CaseOptions' rates), drawn from `rng`. Layouts with
+// a stride of 0 repeat index 0 of the values; one that makes an output non-finite is dropped.
+void apply_forms(GeneratedCase& result, const CaseOptions& options, bool forward_only,
+                 std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  ir::Graph& graph = result.graph;
+  graph.set_requires_grad(!forward_only);
+  graph.set_nn_modules(unit(rng) < options.nn_modules_rate);
+  if (unit(rng) >= options.layout_rate) return;
+  for (ir::ValueId id : graph.inputs()) {
+    if (unit(rng) >= 0.5) continue;
+    ir::Value& leaf = graph.mutable_values()[static_cast<std::size_t>(id)];
+    draw_layout(leaf, rng);
+    if (!leaf.has_layout() || !result.values.finite) continue;
+    ir::TensorMap projected = ir::project_to_layouts(graph, result.values.values);
+    if (finite_outputs(graph, projected)) {
+      result.values.values = std::move(projected);
+    } else {
+      leaf.strides.clear();
+      leaf.storage_offset = 0;
+    }
+  }
+}
+
+}  // namespace
+
 GeneratedCase generate_case(Generator& generator, const CaseOptions& options) {
   GeneratedCase result;
   GeneratorOptions attempt = options.generator;
+  // The forms come from their own stream of the seed: the model's draws stay as they were.
+  std::mt19937_64 forms(options.generator.seed ^ 0xF0A3C5E1D2B49786ull);
+  const bool forward_only =
+      std::uniform_real_distribution<double>(0.0, 1.0)(forms) < options.forward_only_rate;
+  if (forward_only && attempt.dtypes == std::vector<Dtype>{Dtype::Float32}) {
+    attempt.dtypes = {Dtype::Float32, Dtype::Int64, Dtype::Bool};
+  }
   for (int k = 0;; ++k) {
     // Attempt k > 0 draws from a seed mixed from the first (splitmix64's constant), so that
     // neighbouring seeds' retries do not collide with each other's first attempts.
@@ -621,7 +728,10 @@ GeneratedCase generate_case(Generator& generator, const CaseOptions& options) {
     result.stats = generated.stats;
     result.values = std::move(values);
     result.regenerations = k;
-    if (result.values.finite || k >= options.max_regenerations) return result;
+    if (result.values.finite || k >= options.max_regenerations) {
+      apply_forms(result, options, forward_only, forms);
+      return result;
+    }
   }
 }
 

@@ -613,6 +613,16 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     }
     case OpKind::BatchNorm:
       return {{4, K::Above, 1e-2}};  // running_var, when given
+    case OpKind::PowScalar:
+      return {{0, K::Above, 1e-2}};  // fractional and negative exponents
+    case OpKind::RpowScalar:
+      return {{0, K::Within, 4.0}};  // 10 ** x
+    case OpKind::AddScalar:
+    case OpKind::SubScalar:
+    case OpKind::RsubScalar:
+    case OpKind::MulScalar:
+    case OpKind::DivScalar:  // the divisor is a non-zero scalar
+    case OpKind::Contiguous:
     // Finite wherever their inputs are (the magnitude bound covers overflow).
     case OpKind::Neg:
     case OpKind::Abs:

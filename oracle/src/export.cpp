@@ -38,18 +38,25 @@ std::string model_class(const ir::Graph& graph, const EmittedForward& forward,
   std::string text = "class " + class_name + "(torch.nn.Module):\n";
   text += "    def __init__(self, params):\n        super().__init__()\n";
   text += "        self.weft_parameters = {}\n";
+  // A forward-only case: no parameter requires a gradient either.
+  const std::string requires_grad = graph.requires_grad() ? "" : ", requires_grad=False";
   for (std::size_t i = 0; i < graph.parameters().size(); ++i) {
     const ir::Value& leaf = graph.value(graph.parameters()[i]);
     const std::string& ident = forward.parameters[i];
-    if (is_floating(leaf.type.dtype)) {
-      text +=
-          "        self." + ident + " = torch.nn.Parameter(params[" + quoted(leaf.name) + "])\n";
+    if (const auto owner = forward.submodule_parameters.find(leaf.name);
+        owner != forward.submodule_parameters.end()) {
+      text += "        self.weft_parameters[" + quoted(leaf.name) + "] = " + quoted(owner->second) +
+              "\n";
+    } else if (is_floating(leaf.type.dtype)) {
+      text += "        self." + ident + " = torch.nn.Parameter(params[" + quoted(leaf.name) + "]" +
+              requires_grad + ")\n";
       text += "        self.weft_parameters[" + quoted(leaf.name) + "] = " + quoted(ident) + "\n";
     } else {
       text += "        self.register_buffer(" + quoted(ident) + ", params[" + quoted(leaf.name) +
               "])\n";
     }
   }
+  for (const std::string& line : forward.init_lines) text += "        " + line + "\n";
   text += "\n" + forward.method(4);
   return text;
 }
@@ -210,17 +217,36 @@ def load_safetensors(path):
 )py";
 
 constexpr const char* kCheck = R"py(
+def laid_out(t, strides, offset):
+    """t copied into a buffer of its own and seen through `strides` from `offset` (a
+    non-contiguous input); a stride of 0 repeats the values at index 0 of its dim."""
+    extent = offset
+    if t.numel() > 0:
+        extent += 1 + sum((size - 1) * stride for size, stride in zip(t.shape, strides))
+    buffer = torch.empty(extent, dtype=t.dtype, device=t.device)
+    core = t
+    for dim, (size, stride) in enumerate(zip(t.shape, strides)):
+        if stride == 0 and size > 1:
+            core = core.narrow(dim, 0, 1)
+    buffer.as_strided(core.shape, strides, offset).copy_(core)
+    return buffer.as_strided(t.shape, strides, offset)
+
+
 def example(dtype=torch.float32):
-    return tuple(VALUES[n].to(DEVICE, dtype) if VALUES[n].is_floating_point()
-                 else VALUES[n].to(DEVICE, copy=True) for n in INPUTS)
+    values = [VALUES[n].to(DEVICE, dtype) if VALUES[n].is_floating_point()
+              else VALUES[n].to(DEVICE, copy=True) for n in INPUTS]
+    return tuple(laid_out(t, *LAYOUTS[n]) if n in LAYOUTS else t
+                 for n, t in zip(INPUTS, values))
 
 
 def run(model, dtype, cotangents):
     """Outputs and, when the path has them, gradients of sum(out * cotangent)."""
     torch.manual_seed(0)  # every run draws the same random numbers
     inputs = list(example(dtype))
-    leaves = [t.requires_grad_(True) for t in inputs if t.is_floating_point()]
-    leaves += [p for p in model.parameters()]
+    leaves = []
+    if REQUIRES_GRAD:  # a forward-only case: no leaf requires a gradient
+        leaves = [t.requires_grad_(True) for t in inputs if t.is_floating_point()]
+        leaves += [p for p in model.parameters()]
     outputs = model(*inputs)
     grads = []
     if GRADIENTS and leaves:
@@ -358,6 +384,18 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
     text += "}\n";
   }
   text += "INPUTS = " + python_list(inputs) + "\n";
+  std::string layouts;
+  for (ir::ValueId id : graph.inputs()) {
+    const ir::Value& leaf = graph.value(id);
+    if (!leaf.has_layout()) continue;
+    std::string strides;
+    for (std::int64_t s : leaf.strides)
+      strides += (strides.empty() ? "" : ", ") + std::to_string(s);
+    layouts += fmt::format("{}{}: ([{}], {})", layouts.empty() ? "" : ", ", quoted(leaf.name),
+                           strides, leaf.storage_offset);
+  }
+  text += "LAYOUTS = {" + layouts + "}  # input: (strides, storage offset)\n";
+  text += std::string("REQUIRES_GRAD = ") + (graph.requires_grad() ? "True" : "False") + "\n";
   text += "PARAMETERS = " + python_list(parameters) + "\n";
   text += "PATH = " + quoted(backend) + "\n";
   text += std::string("EAGER = ") + (is_eager_path(backend) ? "True" : "False") + "\n";
@@ -367,7 +405,8 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
     indices += (indices.empty() ? "" : ", ") + std::to_string(i);
   text += "INDEX_OUTPUTS = [" + indices + "]\n";
   text += fmt::format("CALLS = {}\n", options.calls);
-  text += std::string("GRADIENTS = ") + (path_has_gradients(backend) ? "True" : "False") + "\n";
+  text += std::string("GRADIENTS = ") +
+          (path_has_gradients(backend) && graph.requires_grad() ? "True" : "False") + "\n";
   text += "CANDIDATE_CLASS = " + candidate + "\n\n\n";
   text += "def make_path(m):\n    return " + compile + "\n\n";
   text += kCheck;

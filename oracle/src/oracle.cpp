@@ -334,11 +334,13 @@ Oracle::Oracle(OracleOptions options) : options_(std::move(options)), worker_(op
   }
 }
 
-CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& values) {
+CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& given_values) {
+  // What every path's buffer of an expanded input holds; the judge compares those runs.
+  const ir::TensorMap values = ir::project_to_layouts(graph, given_values);
   CaseReport report;
   RunSpec spec;
   spec.calls = options_.calls;
-  if (options_.gradients) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
+  if (gradients(graph)) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
   using Clock = std::chrono::steady_clock;
   const auto seconds = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
@@ -349,7 +351,7 @@ CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& values) {
   const auto ran = Clock::now();
   report.verdict =
       judge(graph, report.results, with_case_rules(options_.judge, graph, values, spec.cotangents));
-  if (options_.gradients) {
+  if (gradients(graph)) {
     blame_the_reference(graph, values, spec.cotangents, report.results, report.verdict);
   }
   const auto judged = Clock::now();
@@ -377,7 +379,7 @@ bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Fi
                    int& runs) {
   RunSpec spec;
   spec.calls = options_.calls;
-  if (options_.gradients) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
+  if (gradients(graph)) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
   std::vector<std::string> backends = {kReferenceBackend, kEngineBackend};
   // A reference finding is eager's disagreement that finite differences settled.
   const std::string path = finding.backend == kReferenceBackend ? "torch" : finding.backend;
@@ -388,7 +390,7 @@ bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Fi
   runs += static_cast<int>(results.size());
   Verdict verdict =
       judge(graph, results, with_case_rules(options_.judge, graph, values, spec.cotangents));
-  if (options_.gradients) blame_the_reference(graph, values, spec.cotangents, results, verdict);
+  if (gradients(graph)) blame_the_reference(graph, values, spec.cotangents, results, verdict);
   // An exception must throw the same message: a prefix that throws another one (an unbatched
   // conv2d refused before the freeze bug further on) is not where this finding starts.
   const bool message_bearing =

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "weft/error.h"
@@ -179,6 +180,7 @@ class Emitter {
       out.identifiers[name] = ident;
       names_[static_cast<std::size_t>(id)] = "self." + ident;
     }
+    if (!script() && graph_.nn_modules()) plan_submodules(unique, out);
     for (std::size_t n = 0; n < graph_.nodes().size(); ++n) emit_node(n);
     std::string ret = "return (";
     for (ir::ValueId id : graph_.outputs()) {
@@ -192,6 +194,106 @@ class Emitter {
     lines_.push_back(ret);
     out.lines = std::move(lines_);
     return out;
+  }
+
+  // nn.Conv*d's kernel_size as a program writes it: 3 for a square kernel, else (2, 3).
+  static std::string kernel_literal(const std::vector<std::int64_t>& kernel) {
+    if (std::adjacent_find(kernel.begin(), kernel.end(), std::not_equal_to<>()) == kernel.end()) {
+      return int_literal(kernel.front());
+    }
+    std::string text = "(";
+    for (std::int64_t k : kernel) text += int_literal(k) + ", ";
+    text.resize(text.size() - 2);
+    return text + ")";
+  }
+
+  // The module form: every linear, conv, layer_norm and embedding node whose weight (and bias)
+  // are floating parameters that no other node reads becomes an nn submodule holding them.
+  template <typename Unique>
+  void plan_submodules(Unique& unique, EmittedForward& out) {
+    std::vector<int> reads(graph_.values().size(), 0);
+    for (const ir::Node& node : graph_.nodes()) {
+      for (ir::ValueId id : node.inputs) ++reads[static_cast<std::size_t>(id)];
+    }
+    for (ir::ValueId id : graph_.outputs()) ++reads[static_cast<std::size_t>(id)];
+    auto owned = [&](ir::ValueId id) {
+      return graph_.leaf_kind(id) == ir::LeafKind::Parameter &&
+             is_floating(graph_.type(id).dtype) && reads[static_cast<std::size_t>(id)] == 1;
+    };
+    for (std::size_t n = 0; n < graph_.nodes().size(); ++n) {
+      const ir::Node& node = graph_.nodes()[n];
+      const Attributes a = ir::with_defaults(node.op, node.attrs);
+      std::string constructor;
+      std::vector<std::pair<ir::ValueId, std::string>> held;  // parameter, attribute
+      const auto& in = node.inputs;
+      switch (node.op) {
+        case OpKind::Linear: {
+          if (!owned(in[1]) || (in.size() > 2 && !owned(in[2]))) continue;
+          const ir::Shape& w = shape_of(in[1]);
+          if (w.size() != 2) continue;
+          constructor = "torch.nn.Linear(" + int_literal(w[1]) + ", " + int_literal(w[0]) +
+                        ", bias=" + bool_literal(in.size() > 2) + ")";
+          held = {{in[1], "weight"}};
+          if (in.size() > 2) held.emplace_back(in[2], "bias");
+          break;
+        }
+        case OpKind::Conv1d:
+        case OpKind::Conv2d: {
+          if (!owned(in[1]) || (in.size() > 2 && !owned(in[2]))) continue;
+          const ir::Shape& w = shape_of(in[1]);
+          const std::size_t spatial_dims = node.op == OpKind::Conv1d ? 1 : 2;
+          if (w.size() != 2 + spatial_dims) continue;
+          const std::int64_t groups = a.get_int("groups");
+          std::vector<std::int64_t> kernel(w.begin() + 2, w.end());
+          constructor =
+              std::string("torch.nn.") + (node.op == OpKind::Conv1d ? "Conv1d(" : "Conv2d(") +
+              int_literal(w[1] * groups) + ", " + int_literal(w[0]) + ", " +
+              kernel_literal(kernel) + ", stride=" + spatial(a.get_ints("stride")) +
+              ", padding=" + spatial(a.get_ints("padding")) +
+              ", dilation=" + spatial(a.get_ints("dilation")) + ", groups=" + int_literal(groups) +
+              ", bias=" + bool_literal(in.size() > 2) + ")";
+          held = {{in[1], "weight"}};
+          if (in.size() > 2) held.emplace_back(in[2], "bias");
+          break;
+        }
+        case OpKind::LayerNorm: {
+          if (in.size() == 3 && (!owned(in[1]) || !owned(in[2]))) continue;
+          constructor = "torch.nn.LayerNorm(" + ints_literal(a.get_ints("normalized_shape")) +
+                        ", eps=" + float_literal(a.get_float("eps")) +
+                        ", elementwise_affine=" + bool_literal(in.size() == 3) + ")";
+          if (in.size() == 3) held = {{in[1], "weight"}, {in[2], "bias"}};
+          break;
+        }
+        case OpKind::Embedding: {
+          if (!owned(in[1])) continue;
+          const ir::Shape& w = shape_of(in[1]);
+          if (w.size() != 2) continue;
+          std::string padding = "None";
+          if (a.has("padding_idx")) {
+            const std::int64_t idx = a.get_int("padding_idx");
+            if (idx >= w[0] || idx < -w[0]) continue;  // refused by the functional form
+            padding = int_literal(idx < 0 ? idx + w[0] : idx);
+          }
+          constructor = "torch.nn.Embedding(" + int_literal(w[0]) + ", " + int_literal(w[1]) +
+                        ", padding_idx=" + padding + ")";
+          held = {{in[1], "weight"}};
+          break;
+        }
+        default:
+          continue;
+      }
+      const std::string module =
+          unique(std::string(ir::op_name(node.op)) + "_" + std::to_string(n));
+      out.init_lines.push_back("self." + module + " = " + constructor);
+      for (const auto& [id, attribute] : held) {
+        const std::string& leaf = graph_.value(id).name;
+        out.init_lines.push_back("self." + module + "." + attribute +
+                                 " = torch.nn.Parameter(params[" + string_literal(leaf) +
+                                 "], requires_grad=" + bool_literal(graph_.requires_grad()) + ")");
+        out.submodule_parameters[leaf] = module + "." + attribute;
+      }
+      submodules_[n] = module;
+    }
   }
 
  private:
@@ -261,7 +363,11 @@ class Emitter {
         refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
                       std::string(schema.name()) + " has 1");
       }
-      lines_.push_back(out[0] + " = " + expression(n, node, a, in) + tag(n));
+      const auto module = submodules_.find(n);
+      const std::string value = module != submodules_.end()
+                                    ? "self." + module->second + "(" + in[0] + ")"
+                                    : expression(n, node, a, in);
+      lines_.push_back(out[0] + " = " + value + tag(n));
     }
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
       names_[static_cast<std::size_t>(node.outputs[k])] = out[k];
@@ -538,8 +644,78 @@ class Emitter {
         return interpolate(n, x, a, shape_of(node.inputs[0]));
       case OpKind::Cast:
         return x + ".to(" + dtype_expression(a.get_dtype("dtype"), dialect_) + ")";
+      case OpKind::Contiguous:
+        if (a.get_string("memory_format") == "contiguous_format") return x + ".contiguous()";
+        // TorchScript defined from C++ has no torch.channels_last: memory formats are the
+        // c10::MemoryFormat codes there (ChannelsLast = 2), as dtypes are ScalarType codes.
+        return x + ".contiguous(memory_format=" + (script() ? "2" : "torch.channels_last") + ")";
+      case OpKind::AddScalar:
+      case OpKind::SubScalar:
+      case OpKind::RsubScalar:
+      case OpKind::MulScalar:
+      case OpKind::DivScalar:
+      case OpKind::PowScalar:
+      case OpKind::RpowScalar:
+        return scalar_operation(node.op, x, a, graph_.type(node.inputs[0]).dtype);
     }
     refuse(n, "no source row for op #" + std::to_string(static_cast<int>(node.op)));
+  }
+
+  // A Python number as it is written: True, 3, 2.5.
+  static std::string scalar_literal(const ir::AttrValue& value) {
+    if (const auto* b = std::get_if<bool>(&value)) return bool_literal(*b);
+    if (const auto* i = std::get_if<std::int64_t>(&value)) return int_literal(*i);
+    return float_literal(std::get<double>(value));
+  }
+
+  // TorchScript 1.13 has no bool Scalar (add.Scalar wants a "number"), and a bool 0-dim tensor
+  // in its place is folded into an INTERNAL ASSERT (alias_analysis.cpp:608, "no op for
+  // aten::mul ... Tensor, bool"). A bool next to a non-bool tensor acts as the int 0 or 1; next
+  // to a bool tensor, `+` is a logical or and `*` a logical and. Empty when a plain literal
+  // will do.
+  std::string script_bool_operation(OpKind op, const std::string& x, bool value,
+                                    Dtype input) const {
+    if (input != Dtype::Bool) return "";
+    if (op == OpKind::AddScalar) return value ? "torch.ones_like(" + x + ")" : x + ".clone()";
+    if (op == OpKind::MulScalar) return value ? x + ".clone()" : "torch.zeros_like(" + x + ")";
+    return "";
+  }
+
+  // `x * 2.5`, `torch.mul(x, 2.5)` or `x.mul(2.5)` as the node's spelling says; the reversed
+  // ops are operators (`2 - x`, `2 ** x`) or functions (`torch.rsub(x, 2)`, `torch.pow(2, x)`).
+  std::string scalar_operation(OpKind op, const std::string& x, const Attributes& a,
+                               Dtype input) const {
+    const ir::AttrValue& other = a.get_scalar("other");
+    std::string s = scalar_literal(other);
+    if (const auto* b = std::get_if<bool>(&other); b != nullptr && script()) {
+      const std::string replaced = script_bool_operation(op, x, *b, input);
+      if (!replaced.empty()) return replaced;
+      s = *b ? "1" : "0";
+    }
+    const std::string spelling = a.get_string("spelling");
+    struct Names {
+      OpKind op;
+      const char* symbol;
+      const char* function;
+    };
+    static const Names kNames[] = {
+        {OpKind::AddScalar, "+", "add"},   {OpKind::SubScalar, "-", "sub"},
+        {OpKind::RsubScalar, "-", "rsub"}, {OpKind::MulScalar, "*", "mul"},
+        {OpKind::DivScalar, "/", "div"},   {OpKind::PowScalar, "**", "pow"},
+        {OpKind::RpowScalar, "**", "pow"}};
+    const Names* names = nullptr;
+    for (const Names& entry : kNames) {
+      if (entry.op == op) names = &entry;
+    }
+    const bool reversed = op == OpKind::RsubScalar || op == OpKind::RpowScalar;
+    if (spelling == "function") {
+      const std::string fn = std::string("torch.") + names->function;
+      return op == OpKind::RpowScalar ? call(fn, {s, x}) : call(fn, {x, s});
+    }
+    if (spelling == "method" && !reversed) return call(x + "." + names->function, {s});
+    // `-2 ** x` is -(2 ** x): a negative left operand is parenthesized.
+    if (reversed && !s.empty() && s[0] == '-') s = "(" + s + ")";
+    return reversed ? s + " " + names->symbol + " " + x : x + " " + names->symbol + " " + s;
   }
 
   // torch.squeeze with several dims (PyTorch 1.13 takes one): wrapped against the input's rank
@@ -633,6 +809,7 @@ class Emitter {
   SourceDialect dialect_;
   std::vector<std::string> names_;  // by ValueId: the expression that holds the value
   std::vector<std::string> lines_;
+  std::map<std::size_t, std::string> submodules_;  // node index -> its submodule (module form)
 };
 
 void append_scalar(std::string& text, const Tensor& flat, std::int64_t i) {

@@ -72,6 +72,14 @@ at::Scalar multiplier(double value) {
   return at::Scalar(value);
 }
 
+// A scalar operand attribute ("other") as the Scalar of its kind.
+at::Scalar torch_scalar(const Attributes& a) {
+  const ir::AttrValue& value = a.get_scalar("other");
+  if (const auto* b = std::get_if<bool>(&value)) return at::Scalar(*b);
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return at::Scalar(*i);
+  return at::Scalar(std::get<double>(value));
+}
+
 // torch.squeeze with several dims (PyTorch 1.13 takes one): wrap them against the input's
 // rank, then squeeze one at a time from the highest so the lower ones keep their positions.
 at::Tensor eager_squeeze(const at::Tensor& x, const std::vector<std::int64_t>& dims) {
@@ -245,6 +253,27 @@ at::Tensor to_torch(const Tensor& tensor) {
   const auto bytes = static_cast<std::size_t>(source.numel()) * itemsize(source.dtype());
   if (bytes > 0) std::memcpy(out.data_ptr(), source.raw_data(), bytes);
   return out;
+}
+
+at::Tensor leaf_to_torch(const ir::Value& leaf, const Tensor& value, bool cuda) {
+  at::Tensor contiguous = to_torch(value);
+  if (cuda) contiguous = contiguous.to(at::kCUDA);
+  if (!leaf.has_layout()) return contiguous;
+  // A buffer of the layout's extent (NaN junk where the layout reaches nothing), the values
+  // written through the layout without its stride-0 dims (one element each), then the view.
+  const std::int64_t extent =
+      ir::storage_extent(leaf.type.shape, leaf.strides, leaf.storage_offset);
+  at::Tensor buffer = at::empty({extent}, contiguous.options());
+  std::vector<std::int64_t> written = leaf.type.shape;
+  at::Tensor source = contiguous;
+  for (std::size_t d = 0; d < written.size(); ++d) {
+    if (leaf.strides[d] == 0 && written[d] > 1) {
+      written[d] = 1;
+      source = source.narrow(static_cast<std::int64_t>(d), 0, 1);
+    }
+  }
+  buffer.as_strided(written, leaf.strides, leaf.storage_offset).copy_(source);
+  return buffer.as_strided(leaf.type.shape, leaf.strides, leaf.storage_offset);
 }
 
 Tensor from_torch(const at::Tensor& tensor) {
@@ -522,6 +551,27 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
                                    a.get_bool("align_corners", false)));
     case OpKind::Cast:
       return one(in[0].to(to_torch_dtype(a.get_dtype("dtype"))));
+    case OpKind::Contiguous:
+      return one(
+          in[0].contiguous(a.get_string("memory_format", "contiguous_format") == "channels_last"
+                               ? at::MemoryFormat::ChannelsLast
+                               : at::MemoryFormat::Contiguous));
+    // A Python number reaches ATen as a Scalar of its own kind (the .Scalar overloads wrap it
+    // into a wrapped-number tensor, as the Python binding of `x * 2.5` does).
+    case OpKind::AddScalar:
+      return one(at::add(in[0], torch_scalar(a)));
+    case OpKind::SubScalar:
+      return one(at::sub(in[0], torch_scalar(a)));
+    case OpKind::RsubScalar:
+      return one(at::rsub(in[0], torch_scalar(a)));
+    case OpKind::MulScalar:
+      return one(at::mul(in[0], torch_scalar(a)));
+    case OpKind::DivScalar:
+      return one(at::div(in[0], torch_scalar(a)));
+    case OpKind::PowScalar:
+      return one(at::pow(in[0], torch_scalar(a)));
+    case OpKind::RpowScalar:
+      return one(at::pow(torch_scalar(a), in[0]));
   }
   throw Error("lower_node: unknown op kind " + std::to_string(static_cast<int>(node.op)));
 }
@@ -542,7 +592,7 @@ TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leav
   for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
     for (ir::ValueId id : graph.leaves(kind)) {
       const Tensor& t = ir::leaf_value(graph, leaves, id);
-      at::Tensor value = cuda ? to_torch(t).to(at::kCUDA) : to_torch(t);
+      at::Tensor value = leaf_to_torch(graph.value(id), t, cuda);
       if (with_gradients && t.is_floating_point()) {
         value.requires_grad_(true);
         sources.emplace(graph.value(id).name, value);

@@ -147,7 +147,13 @@ void retype(ir::Graph& graph, const ir::TensorMap& values) {
       ir::Value& leaf = graph.mutable_values()[static_cast<std::size_t>(id)];
       const auto it = values.find(leaf.name);
       if (it == values.end()) throw Error("reducer: no value for leaf '" + leaf.name + "'");
+      const ir::Shape old_shape = leaf.type.shape;
       leaf.type = ir::TensorType{it->second.dtype(), it->second.sizes()};
+      // A laid-out input keeps its kind of layout at its new shape.
+      if (leaf.has_layout() && old_shape != leaf.type.shape) {
+        leaf.strides = ir::relayout(old_shape, leaf.strides, leaf.type.shape);
+        if (!leaf.has_layout()) leaf.storage_offset = 0;
+      }
       computed[static_cast<std::size_t>(id)] = it->second;
     }
   }

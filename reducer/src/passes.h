@@ -39,5 +39,8 @@ bool dtypes_pass(State& state, Evaluator& evaluator);      // "dtypes": float64 
 bool attributes_pass(State& state, Evaluator& evaluator);  // "attributes"
 bool shapes_pass(State& state, Evaluator& evaluator);      // "shapes"
 bool values_pass(State& state, Evaluator& evaluator);      // "values"
+// "forms": an input made contiguous, nn submodules written as F.* calls, where the finding
+// does not need them (a bug that needs a form keeps it).
+bool forms_pass(State& state, Evaluator& evaluator);
 
 }  // namespace weft::reduce

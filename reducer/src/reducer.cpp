@@ -99,8 +99,9 @@ ReduceResult reduce_case(const ir::Graph& graph, const ir::TensorMap& values,
   evaluator.set_reference_finite(state.verdict.reference_finite);
 
   using Pass = bool (*)(State&, Evaluator&);
-  const Pass passes[] = {remove_nodes_pass, bypass_pass,     cut_outputs_pass, parameters_pass,
-                         dtypes_pass,       attributes_pass, shapes_pass,      values_pass};
+  const Pass passes[] = {remove_nodes_pass, bypass_pass, cut_outputs_pass,
+                         parameters_pass,   dtypes_pass, attributes_pass,
+                         shapes_pass,       values_pass, forms_pass};
   bool progress = true;
   while (progress && !evaluator.exhausted()) {
     progress = false;

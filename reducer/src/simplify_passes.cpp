@@ -97,6 +97,29 @@ bool dtypes_pass(State& state, Evaluator& evaluator) {
   });
 }
 
+bool forms_pass(State& state, Evaluator& evaluator) {
+  return accept_greedily(state, evaluator, [](const State& s) {
+    std::vector<Candidate> candidates;
+    const ir::Graph& graph = s.current.graph;
+    if (graph.nn_modules()) {
+      Case c = s.current;
+      c.graph.set_nn_modules(false);
+      candidates.push_back(Candidate{std::move(c), "forms", "nn submodules written as F calls"});
+    }
+    for (ir::ValueId id : graph.inputs()) {
+      const ir::Value& leaf = graph.value(id);
+      if (!leaf.has_layout()) continue;
+      Case c = s.current;
+      ir::Value& edited_leaf = c.graph.mutable_values()[static_cast<std::size_t>(id)];
+      edited_leaf.strides.clear();
+      edited_leaf.storage_offset = 0;
+      candidates.push_back(
+          Candidate{std::move(c), "forms", "input '" + leaf.name + "' made contiguous"});
+    }
+    return candidates;
+  });
+}
+
 bool attributes_pass(State& state, Evaluator& evaluator) {
   return accept_greedily(state, evaluator, [](const State& s) {
     std::vector<Candidate> candidates;

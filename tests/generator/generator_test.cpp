@@ -12,6 +12,7 @@
 #include "weft/gen/generator.h"
 #include "weft/gen/spec.h"
 #include "weft/gen/value_search.h"
+#include "weft/ir/execute.h"
 #include "weft/ir/graph_json.h"
 #include "weft/ir/validate.h"
 
@@ -172,6 +173,47 @@ TEST(Generator, EdgeCasesAppearAtTheEdgeRate) {
   EXPECT_GT(scalars, 0);
   EXPECT_GT(no_inputs, 0);
   EXPECT_GT(non_float, 0);
+}
+
+// generate_case draws the program forms per case at CaseOptions' rates, from the seed; each
+// case stays valid, its expanded inputs hold their index-0 values, and rates of 0 turn it off.
+TEST(Generator, ProgramFormsAppearAtTheirRatesAndRepeatWithTheSeed) {
+  Generator generator;
+  CaseOptions options;
+  options.generator.nodes = 6;
+  std::map<std::string, int> forms;
+  constexpr int kCases = 150;
+  for (std::uint64_t seed = 0; seed < kCases; ++seed) {
+    options.generator.seed = seed;
+    const GeneratedCase c = generate_case(generator, options);
+    EXPECT_NO_THROW(ir::validate(c.graph)) << "seed " << seed;
+    for (const std::string& form : ir::program_forms(c.graph)) ++forms[form];
+    const ir::TensorMap projected = ir::project_to_layouts(c.graph, c.values.values);
+    for (const auto& [name, value] : projected) {
+      EXPECT_EQ(value.to_vector<double>(), c.values.values.at(name).to_vector<double>())
+          << "seed " << seed << " input " << name;
+    }
+    if (seed < 5) {
+      Generator again;
+      EXPECT_EQ(ir::graph_to_json_text(generate_case(again, options).graph),
+                ir::graph_to_json_text(c.graph));
+    }
+  }
+  // 20 %, 30 % and about 12 %: wide margins, the draws are few.
+  EXPECT_GT(forms["forward-only"], kCases / 10);
+  EXPECT_LT(forms["forward-only"], kCases * 2 / 5);
+  EXPECT_GT(forms["nn-modules"], kCases / 6);
+  EXPECT_GT(forms["non-contiguous-input"], kCases / 20);
+  EXPECT_GT(forms["int-or-bool-input"], 0);
+
+  options.forward_only_rate = options.nn_modules_rate = options.layout_rate = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    options.generator.seed = seed;
+    const ir::Graph graph = generate_case(generator, options).graph;
+    EXPECT_TRUE(graph.requires_grad());
+    EXPECT_FALSE(graph.nn_modules());
+    for (ir::ValueId id : graph.inputs()) EXPECT_FALSE(graph.value(id).has_layout());
+  }
 }
 
 }  // namespace

@@ -666,6 +666,19 @@ std::vector<OpCase> every_op_cases() {
     on(OpKind::Cast, random({2, 3}, 81, -3.0, 3.0), Attributes().set("dtype", to));
     on(OpKind::Cast, random_ints({2, 3}, 82, -3, 3), Attributes().set("dtype", to));
   }
+  on(OpKind::Contiguous, random({1, 3, 2, 2}, 83),
+     Attributes().set("memory_format", "channels_last"));
+
+  // Python scalars of each kind, on float and int tensors
+  for (OpKind op : {OpKind::AddScalar, OpKind::SubScalar, OpKind::RsubScalar, OpKind::MulScalar,
+                    OpKind::DivScalar}) {
+    on(op, random({2, 3}, 84), Attributes().set("other", 0.1));
+    on(op, random_ints({2, 3}, 85, -3, 3), Attributes().set("other", std::int64_t{2}));
+    on(op, random_ints({2, 3}, 86, -3, 3), Attributes().set("other", 2.5));
+  }
+  on(OpKind::AddScalar, random({3}, 87), Attributes().set("other", true));
+  on(OpKind::PowScalar, random({2, 3}, 88, 0.5, 2.0), Attributes().set("other", -1.5));
+  on(OpKind::RpowScalar, random({2, 3}, 89), Attributes().set("other", std::int64_t{2}));
   return cases;
 }
 

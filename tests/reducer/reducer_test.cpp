@@ -151,6 +151,41 @@ TEST(Reducer, PlantedFaultsIn20NodeModelsReduceToTheFaultyNode) {
   }
 }
 
+// A finding that needs none of the case's program forms loses the ones that are only text
+// (layouts, nn submodules) and keeps the one that decides the run (forward-only).
+TEST(Reducer, FormsTheFindingDoesNotNeedAreDroppedAndForwardOnlyStays) {
+  gen::Generator generator;
+  int reduced = 0;
+  for (std::uint64_t seed = 1; reduced < 3 && seed < 60; ++seed) {
+    std::optional<Planted> p = plant(generator, seed, FaultKind::PerturbLarge);
+    if (!p) continue;
+    p->graph.set_requires_grad(false);
+    p->graph.set_nn_modules(true);
+    bool laid_out = false;
+    for (ir::ValueId id : p->graph.inputs()) {
+      ir::Value& leaf = p->graph.mutable_values()[static_cast<std::size_t>(id)];
+      if (leaf.type.shape.size() < 2) continue;
+      ir::Shape reversed(leaf.type.shape.rbegin(), leaf.type.shape.rend());
+      const ir::Shape strides = ir::contiguous_strides(reversed);
+      leaf.strides.assign(strides.rbegin(), strides.rend());  // stored transposed
+      laid_out = true;
+    }
+    if (!laid_out) continue;
+    ASSERT_NO_THROW(ir::validate(p->graph));
+    const ReduceResult result = reduce_case(p->graph, p->values, p->finding, reduce_options());
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    ASSERT_EQ(result.status, ReduceStatus::Reduced);
+    EXPECT_FALSE(result.graph.requires_grad());
+    EXPECT_FALSE(result.graph.nn_modules());
+    for (ir::ValueId id : result.graph.inputs()) {
+      EXPECT_FALSE(result.graph.value(id).has_layout()) << result.graph.value(id).name;
+    }
+    EXPECT_TRUE(still_shows(result, p->finding));
+    ++reduced;
+  }
+  EXPECT_EQ(reduced, 3);
+}
+
 // Appends gelu -> permute (dims reversed) to the last float32 value of rank >= 2: LibTorch
 // 1.13's float32 gelu backward leaves its result unwritten when its incoming gradient is
 // permuted, and the workers' junk-filled allocations make that NaN.

@@ -1090,6 +1090,69 @@ void cast(Sweep& s) {
   s.add("size0", {in("x", v.uniform({0, 2}))}, attrs().set("dtype", Dtype::Int64));
 }
 
+void contiguous(Sweep& s) {
+  auto& v = s.v;
+  s.add("rank2", {in("x", v.uniform({2, 3}))}, attrs().set("memory_format", "contiguous_format"));
+  s.add("rank0", {in("x", v.uniform({}))});
+  s.add("channels_last", {in("x", v.uniform({2, 3, 2, 4}))},
+        attrs().set("memory_format", "channels_last"));
+  s.add("channels_last_size0", {in("x", v.uniform({0, 3, 2, 2}))},
+        attrs().set("memory_format", "channels_last"));
+  s.add_constant("int64_channels_last", {in("x", v.ints({1, 2, 2, 3}, -3, 3))},
+                 attrs().set("memory_format", "channels_last"));
+  s.add_constant("bool", {in("x", v.bools({2, 2}))});
+}
+
+// Python scalars: every kind of scalar (bool, int, float; floats that round in float32) on
+// float tensors, and on int and bool tensors where the op takes them (the wrapped-number
+// promotion decides the dtype).
+void scalar(Sweep& s, OpKind op) {
+  auto& v = s.v;
+  const bool power = op == OpKind::PowScalar;
+  const bool base = op == OpKind::RpowScalar;
+  auto values = [&](const Shape& shape) {
+    return power ? v.uniform(shape, 0.5, 2.0) : v.uniform(shape, -1.5, 1.5);
+  };
+  std::vector<std::pair<std::string, ir::AttrValue>> scalars;
+  if (power) {
+    scalars = {{"int2", std::int64_t{2}},      {"int3", std::int64_t{3}},
+               {"int_neg1", std::int64_t{-1}}, {"half", 0.5},
+               {"float_neg1_5", -1.5},         {"float2", 2.0},
+               {"zero", std::int64_t{0}},      {"true", true}};
+  } else if (base) {
+    scalars = {{"int2", std::int64_t{2}}, {"half", 0.5}, {"e", 2.718281828459045}, {"ten", 10.0}};
+  } else {
+    scalars = {{"float", 2.5},
+               {"tenth", 0.1},
+               {"negative", -3.0},
+               {"int", std::int64_t{3}},
+               {"int_negative", std::int64_t{-2}}};
+    if (op == OpKind::AddScalar || op == OpKind::MulScalar) scalars.emplace_back("true", true);
+    if (op == OpKind::AddScalar || op == OpKind::MulScalar) scalars.emplace_back("false", false);
+  }
+  for (const auto& [name, value] : scalars) {
+    s.add(name, {in("x", values({2, 3}))}, attrs().set("other", value));
+  }
+  for (const char* spelling : {"function", "method"}) {
+    s.add(std::string("spelling_") + spelling, {in("x", values({3}))},
+          attrs().set("other", std::int64_t{2}).set("spelling", spelling));
+  }
+  s.add("rank0", {in("x", values({}))}, attrs().set("other", 0.5));
+  s.add("size0", {in("x", values({0, 2}))}, attrs().set("other", 0.5));
+  if (power || base) return;
+  // Integer and bool tensors: an int scalar keeps int32, a float one makes float32.
+  for (const auto& [name, value] : scalars) {
+    s.add_constant("int64_" + name, {in("x", v.ints({2, 3}, -3, 3))}, attrs().set("other", value));
+    s.add_constant("int32_" + name, {in("x", v.ints({3}, 1, 4, Dtype::Int32))},
+                   attrs().set("other", value));
+  }
+  if (op == OpKind::AddScalar || op == OpKind::MulScalar) {
+    for (const auto& [name, value] : scalars) {
+      s.add_constant("bool_" + name, {in("x", v.bools({2, 3}))}, attrs().set("other", value));
+    }
+  }
+}
+
 // ---- edge cases: kinks, ties, poles and mixed dtypes, where conventions matter ----
 
 // A case at a kink, tie or pole: only the torch sweep judges its gradient.
@@ -1305,7 +1368,13 @@ std::vector<OpCase> op_cases(OpKind op, Dtype float_dtype) {
   } else if (family == "interpolate") {
     interpolate(s);
   } else if (family == "cast") {
-    cast(s);
+    if (op == OpKind::Contiguous) {
+      contiguous(s);
+    } else {
+      cast(s);
+    }
+  } else if (family == "scalar") {
+    scalar(s, op);
   }
   edge_cases(s, op);
   return s.take();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 #include "weft/tensor.h"
@@ -177,7 +178,25 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
 Tensor interpolate(const Tensor& x, IntList size, std::string_view mode = "nearest",
                    bool align_corners = false);
 
+// ---- Python scalars as operands (ops/scalar.cpp) ----
+// A Python number as an operand: `x * 2.5`, `x + True`, `2 - x`. Its kind (bool, int, float)
+// takes part in type promotion as PyTorch's wrapped numbers do: it decides the result's
+// category only when above the tensor's (int tensor * 2.5 is float32, float64 * 2.5 float64).
+using Scalar = std::variant<bool, std::int64_t, double>;
+Tensor add_scalar(const Tensor& x, const Scalar& other);   // x + other
+Tensor sub_scalar(const Tensor& x, const Scalar& other);   // x - other
+Tensor rsub_scalar(const Tensor& x, const Scalar& other);  // other - x
+Tensor mul_scalar(const Tensor& x, const Scalar& other);   // x * other
+Tensor div_scalar(const Tensor& x, const Scalar& other);   // x / other (true division)
+Tensor pow_scalar(const Tensor& x, const Scalar& other);   // x ** other
+Tensor rpow_scalar(const Tensor& x, const Scalar& other);  // other ** x
+// A wrapped-number tensor holding `value` (weft::wrapped_scalar of its kind).
+Tensor wrapped_scalar(const Scalar& value);
+
 // ---- type conversion (ops/cast.cpp): differentiable between floating types ----
 Tensor cast(const Tensor& x, Dtype dtype);
+// x.contiguous(memory_format=...): "contiguous_format", or "channels_last" (rank 4: the
+// values in NHWC order, strides to match). A copy only when the layout differs.
+Tensor contiguous(const Tensor& x, std::string_view memory_format = "contiguous_format");
 
 }  // namespace weft

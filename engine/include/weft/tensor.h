@@ -210,6 +210,7 @@ Tensor scalar_tensor(double value, TensorOptions options = {});
 // acts as a Python float (int tensor + 2.0 → float32), an int64 as a Python int.
 Tensor wrapped_scalar(double value);
 Tensor wrapped_scalar(std::int64_t value);
+Tensor wrapped_scalar(bool value);
 // Like torch.arange: int64 when start, end and step are whole numbers, else float32.
 Tensor arange(double end, std::optional<Dtype> dtype = std::nullopt);
 Tensor arange(double start, double end, double step = 1.0,

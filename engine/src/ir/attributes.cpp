@@ -13,15 +13,16 @@ struct AttrTypeInfo {
   const char* name;
   const char* phrase;
 };
-constexpr std::array<AttrTypeInfo, 6> kTypeInfo{{
+constexpr std::array<AttrTypeInfo, 7> kTypeInfo{{
     {"int", "an int"},
     {"float", "a float"},
     {"bool", "a bool"},
     {"string", "a string"},
     {"int list", "an int list"},
     {"dtype", "a dtype"},
+    {"scalar", "a scalar (an int, a float or a bool)"},
 }};
-static_assert(std::variant_size_v<AttrValue> == kTypeInfo.size());
+static_assert(std::variant_size_v<AttrValue> + 1 == kTypeInfo.size());
 
 std::string format_double(double x) {
   if (std::isnan(x)) return "nan";
@@ -37,6 +38,12 @@ std::string format_double(double x) {
 
 AttrType attr_type(const AttrValue& value) {
   return static_cast<AttrType>(value.index());
+}
+bool attr_type_accepts(AttrType declared, AttrType value) {
+  if (declared == AttrType::Scalar) {
+    return value == AttrType::Int || value == AttrType::Float || value == AttrType::Bool;
+  }
+  return declared == value;
 }
 const char* attr_type_name(AttrType type) {
   return kTypeInfo[static_cast<std::size_t>(type)].name;
@@ -102,8 +109,12 @@ const AttrValue& Attributes::require(std::string_view name, AttrType expected) c
   if (value == nullptr) {
     throw Error(describe(name) + ": missing (expected " + attr_type_phrase(expected) + ")");
   }
-  if (attr_type(*value) != expected) type_error(name, expected, *value);
+  if (!attr_type_accepts(expected, attr_type(*value))) type_error(name, expected, *value);
   return *value;
+}
+
+const AttrValue& Attributes::get_scalar(std::string_view name) const {
+  return require(name, AttrType::Scalar);
 }
 
 std::int64_t Attributes::get_int(std::string_view name) const {

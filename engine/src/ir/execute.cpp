@@ -33,6 +33,16 @@ Dtype value_dtype(Dtype declared, std::optional<Dtype> floating) {
 
 }  // namespace
 
+namespace {
+// A scalar operand attribute ("other") as the engine's Scalar, keeping its kind.
+Scalar scalar_attribute(const Attributes& attrs) {
+  const AttrValue& value = attrs.get_scalar("other");
+  if (const auto* b = std::get_if<bool>(&value)) return *b;
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
+  return std::get<double>(value);
+}
+}  // namespace
+
 std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
                              std::optional<Dtype> floating) {
   const Attributes& a = node.attrs;
@@ -276,6 +286,22 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
                              a.get_bool("align_corners", false)));
     case OpKind::Cast:
       return one(cast(in[0], value_dtype(a.get_dtype("dtype"), floating)));
+    case OpKind::Contiguous:
+      return one(contiguous(in[0], a.get_string("memory_format", "contiguous_format")));
+    case OpKind::AddScalar:
+      return one(add_scalar(in[0], scalar_attribute(a)));
+    case OpKind::SubScalar:
+      return one(sub_scalar(in[0], scalar_attribute(a)));
+    case OpKind::RsubScalar:
+      return one(rsub_scalar(in[0], scalar_attribute(a)));
+    case OpKind::MulScalar:
+      return one(mul_scalar(in[0], scalar_attribute(a)));
+    case OpKind::DivScalar:
+      return one(div_scalar(in[0], scalar_attribute(a)));
+    case OpKind::PowScalar:
+      return one(pow_scalar(in[0], scalar_attribute(a)));
+    case OpKind::RpowScalar:
+      return one(rpow_scalar(in[0], scalar_attribute(a)));
   }
   throw Error("run_node: unknown op kind " + std::to_string(static_cast<int>(node.op)));
 }
@@ -287,6 +313,13 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
       const Tensor& t = leaf_value(graph, leaves, id);
       const Dtype run_dtype = value_dtype(t.dtype(), options.floating_dtype);
       values[id] = t.to(run_dtype);  // a differentiable cast when t requires grad
+      const Value& leaf = graph.value(id);
+      if (leaf.has_layout()) {
+        // The input in its layout, as the paths build it (a copy into a strided buffer).
+        Tensor laid_out = empty_strided(leaf.type.shape, leaf.strides, dtype(run_dtype));
+        laid_out.copy_(values[id]);
+        values[id] = laid_out;
+      }
     }
   }
   for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
@@ -373,6 +406,25 @@ GradientExecution execute_with_gradients(const Graph& graph, const TensorMap& le
     result.gradients[name] = result.gradients[name].to(original);
   }
   return result;
+}
+
+TensorMap project_to_layouts(const Graph& graph, TensorMap values) {
+  for (ValueId id : graph.inputs()) {
+    const Value& leaf = graph.value(id);
+    const auto it = values.find(leaf.name);
+    if (!leaf.has_layout() || it == values.end() || !it->second.defined()) continue;
+    Tensor projected = it->second.detach();
+    bool repeated = false;
+    for (std::size_t d = 0; d < leaf.strides.size(); ++d) {
+      const std::int64_t size = leaf.type.shape[d];
+      if (leaf.strides[d] != 0 || size <= 1) continue;
+      const auto dim = static_cast<std::int64_t>(d);
+      projected = projected.narrow(dim, 0, 1).expand(leaf.type.shape);
+      repeated = true;
+    }
+    if (repeated) it->second = projected.contiguous();
+  }
+  return values;
 }
 
 std::vector<Tensor> random_cotangents(const Graph& graph, std::uint64_t seed) {

@@ -1,6 +1,8 @@
 #include "weft/ir/graph.h"
 
+#include <algorithm>
 #include <limits>
+#include <set>
 
 #include "weft/error.h"
 
@@ -21,7 +23,7 @@ ValueId Graph::new_value(TensorType type, std::string name) {
     throw Error("graph: too many values");
   }
   const auto id = static_cast<ValueId>(values_.size());
-  values_.push_back(Value{id, std::move(type), std::move(name)});
+  values_.push_back(Value{id, std::move(type), std::move(name), {}, 0});
   return id;
 }
 
@@ -119,6 +121,135 @@ std::string node_label(const Graph& graph, std::size_t index) {
   std::string label = "node " + std::to_string(index);
   if (!node.name.empty()) label += " '" + node.name + "'";
   return label + " (" + std::string(op_name(node.op)) + ")";
+}
+
+Shape contiguous_strides(const Shape& shape) {
+  Shape strides(shape.size(), 1);
+  std::int64_t step = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    strides[d] = step;
+    step *= std::max<std::int64_t>(shape[d], 1);
+  }
+  return strides;
+}
+
+Shape channels_last_strides(const Shape& shape) {
+  if (shape.size() != 4)
+    throw Error("channels_last needs a rank-4 shape, got rank " + std::to_string(shape.size()));
+  const auto at_least_one = [&](std::size_t d) { return std::max<std::int64_t>(shape[d], 1); };
+  Shape strides(4);
+  strides[1] = 1;
+  strides[3] = at_least_one(1);
+  strides[2] = strides[3] * at_least_one(3);
+  strides[0] = strides[2] * at_least_one(2);
+  return strides;
+}
+
+std::int64_t storage_extent(const Shape& shape, const Shape& strides, std::int64_t offset) {
+  std::int64_t extent = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return offset;
+    extent += (shape[d] - 1) * strides.at(d);
+  }
+  return offset + extent;
+}
+
+std::string layout_problem(const Shape& shape, const Shape& strides, std::int64_t offset) {
+  if (strides.size() != shape.size()) {
+    return "strides have " + std::to_string(strides.size()) + " entries for a rank-" +
+           std::to_string(shape.size()) + " shape";
+  }
+  if (offset < 0) return "storage_offset " + std::to_string(offset) + " is negative";
+  for (std::size_t d = 0; d < strides.size(); ++d) {
+    if (strides[d] < 0)
+      return "stride " + std::to_string(strides[d]) + " of dim " + std::to_string(d) +
+             " is negative";
+  }
+  // Dims that move through memory, from the innermost out: each must step past everything
+  // the dims inside it reach, or two indices would share an element.
+  std::vector<std::size_t> moving;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] > 1 && strides[d] > 0) moving.push_back(d);
+  }
+  std::sort(moving.begin(), moving.end(), [&](std::size_t a, std::size_t b) {
+    return strides[a] != strides[b] ? strides[a] < strides[b] : a > b;
+  });
+  std::int64_t reach = 1;
+  for (std::size_t d : moving) {
+    if (strides[d] < reach) {
+      return "dim " + std::to_string(d) + " (stride " + std::to_string(strides[d]) +
+             ") overlaps the dims inside it, which reach " + std::to_string(reach) +
+             " elements; only a stride of 0 may repeat elements";
+    }
+    reach = strides[d] * shape[d];
+  }
+  return "";
+}
+
+namespace {
+// The dims with a non-zero stride, innermost first (layout_problem's order).
+std::vector<std::size_t> memory_order(const Shape& strides) {
+  std::vector<std::size_t> order;
+  for (std::size_t d = 0; d < strides.size(); ++d) {
+    if (strides[d] > 0) order.push_back(d);
+  }
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return strides[a] != strides[b] ? strides[a] < strides[b] : a > b;
+  });
+  return order;
+}
+}  // namespace
+
+Shape relayout(const Shape& old_shape, const Shape& strides, const Shape& new_shape) {
+  if (old_shape.size() != new_shape.size() || strides.size() != old_shape.size()) return {};
+  if (old_shape == new_shape) return strides;
+  Shape result(strides.size(), 0);
+  std::int64_t old_reach = 1;
+  std::int64_t new_reach = 1;
+  for (std::size_t d : memory_order(strides)) {
+    const std::int64_t step = std::max<std::int64_t>(strides[d] / old_reach, 1);
+    result[d] = new_reach * step;
+    old_reach = strides[d] * std::max<std::int64_t>(old_shape[d], 1);
+    new_reach = result[d] * std::max<std::int64_t>(new_shape[d], 1);
+  }
+  return result;
+}
+
+std::vector<std::string> program_forms(const Graph& graph) {
+  std::set<std::string> forms;
+  if (!graph.requires_grad()) forms.insert("forward-only");
+  if (graph.nn_modules()) forms.insert("nn-modules");
+  for (LeafKind kind : {LeafKind::Input, LeafKind::Parameter}) {
+    for (ValueId id : graph.leaves(kind)) {
+      const Value& leaf = graph.value(id);
+      if (leaf.has_layout() && leaf.strides != contiguous_strides(leaf.type.shape)) {
+        forms.insert("non-contiguous-input");
+      }
+      if (!is_floating(leaf.type.dtype)) forms.insert("int-or-bool-input");
+    }
+  }
+  for (const Node& node : graph.nodes()) {
+    switch (node.op) {
+      case OpKind::AddScalar:
+      case OpKind::SubScalar:
+      case OpKind::RsubScalar:
+      case OpKind::MulScalar:
+      case OpKind::DivScalar:
+      case OpKind::PowScalar:
+      case OpKind::RpowScalar:
+        forms.insert("python-scalar");
+        break;
+      case OpKind::Contiguous:
+        forms.insert("memory-format");
+        break;
+      case OpKind::Cast:
+        forms.insert("cast");
+        break;
+      default:
+        break;
+    }
+  }
+  return {forms.begin(), forms.end()};
 }
 
 }  // namespace weft::ir

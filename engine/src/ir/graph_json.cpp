@@ -55,7 +55,12 @@ json graph_to_json(const Graph& graph) {
   auto use = [&](ValueId id) { return file_id[static_cast<std::size_t>(id)]; };
 
   json document = json::object();
-  document["weft"] = kGraphJsonVersion;
+  // The lowest version that expresses the graph: files without program forms stay version 1.
+  bool forms = !graph.requires_grad() || graph.nn_modules();
+  for (ValueId id : graph.inputs()) forms = forms || graph.value(id).has_layout();
+  document["weft"] = forms ? kGraphJsonVersion : 1;
+  if (!graph.requires_grad()) document["requires_grad"] = false;
+  if (graph.nn_modules()) document["nn_modules"] = true;
   for (LeafKind kind : {LeafKind::Input, LeafKind::Parameter}) {
     json leaves = json::array();
     for (ValueId id : graph.leaves(kind)) {
@@ -63,7 +68,12 @@ json graph_to_json(const Graph& graph) {
       json leaf = json::object();
       leaf["name"] = value.name;
       leaf["id"] = define(id);
-      leaves.push_back(encode_type(value.type, std::move(leaf)));
+      leaf = encode_type(value.type, std::move(leaf));
+      if (value.has_layout()) {
+        leaf["strides"] = value.strides;
+        if (value.storage_offset != 0) leaf["storage_offset"] = value.storage_offset;
+      }
+      leaves.push_back(std::move(leaf));
     }
     document[kind == LeafKind::Input ? "inputs" : "parameters"] = std::move(leaves);
   }
@@ -102,9 +112,9 @@ namespace {
 // anything that fits on one line (shapes, id lists, leaf and output records, short attribute
 // sets) written on one line. Attribute names are written sorted.
 constexpr int kLineWidth = 100;
-constexpr std::array<const char*, 11> kKeyOrder{{"weft", "op", "name", "id", "dtype", "shape",
-                                                 "inputs", "parameters", "nodes", "outputs",
-                                                 "attrs"}};
+constexpr std::array<const char*, 15> kKeyOrder{
+    {"weft", "requires_grad", "nn_modules", "op", "name", "id", "dtype", "shape", "strides",
+     "storage_offset", "inputs", "parameters", "nodes", "outputs", "attrs"}};
 
 std::vector<json::const_iterator> ordered_members(const json& object, bool sorted) {
   std::vector<json::const_iterator> members;
@@ -246,7 +256,17 @@ class Reader {
   Graph read(const json& document) {
     if (!document.is_object()) fail("", "expected a graph.json object, got " + describe(document));
     read_version(document);
-    expect_keys(document, "", {"weft", "inputs", "parameters", "nodes", "outputs"});
+    expect_keys(
+        document, "",
+        {"weft", "requires_grad", "nn_modules", "inputs", "parameters", "nodes", "outputs"});
+    if (auto it = document.find("requires_grad"); it != document.end()) {
+      if (!it->is_boolean()) fail("/requires_grad", "expected a bool, got " + describe(*it));
+      graph_.set_requires_grad(it->get<bool>());
+    }
+    if (auto it = document.find("nn_modules"); it != document.end()) {
+      if (!it->is_boolean()) fail("/nn_modules", "expected a bool, got " + describe(*it));
+      graph_.set_nn_modules(it->get<bool>());
+    }
     read_leaves(document, LeafKind::Input, "inputs");
     read_leaves(document, LeafKind::Parameter, "parameters");
     const json& nodes = array_member(document, "", "nodes");
@@ -376,13 +396,20 @@ class Reader {
     for (std::size_t k = 0; k < leaves.size(); ++k) {
       const std::string pointer = child(std::string("/") + key, k);
       const json& leaf = object_at(leaves[k], pointer, "an object {name, id, dtype, shape}");
-      expect_keys(leaf, pointer, {"name", "id", "dtype", "shape"});
+      expect_keys(leaf, pointer, {"name", "id", "dtype", "shape", "strides", "storage_offset"});
       std::string name = string(member(leaf, pointer, "name"), child(pointer, "name"));
       TensorType type = tensor_type(leaf, pointer);
       const json& file_id = member(leaf, pointer, "id");
       integer(file_id, child(pointer, "id"));  // report a bad id before adding the leaf
-      define(file_id, child(pointer, "id"),
-             graph_.add_leaf(kind, std::move(name), std::move(type)));
+      const ValueId id = graph_.add_leaf(kind, std::move(name), std::move(type));
+      define(file_id, child(pointer, "id"), id);
+      Value& value = graph_.mutable_values()[static_cast<std::size_t>(id)];
+      if (auto it = leaf.find("strides"); it != leaf.end()) {
+        value.strides = integers(*it, child(pointer, "strides"));
+      }
+      if (auto it = leaf.find("storage_offset"); it != leaf.end()) {
+        value.storage_offset = integer(*it, child(pointer, "storage_offset"));
+      }
     }
   }
 
@@ -454,15 +481,7 @@ class Reader {
       case AttrType::Int:
         return integer(value, pointer);
       case AttrType::Float:
-        if (value.is_number()) return value.get<double>();
-        if (value.is_string()) {
-          const auto& text = value.get_ref<const std::string&>();
-          if (text == "inf") return std::numeric_limits<double>::infinity();
-          if (text == "-inf") return -std::numeric_limits<double>::infinity();
-          if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
-        }
-        fail(pointer,
-             "expected a float (a number, or \"inf\", \"-inf\", \"nan\"), got " + describe(value));
+        return floating(value, pointer);
       case AttrType::Bool:
         if (!value.is_boolean()) fail(pointer, "expected a bool, got " + describe(value));
         return value.get<bool>();
@@ -472,8 +491,26 @@ class Reader {
         return integers(value, pointer);
       case AttrType::Dtype:
         return dtype(value, pointer);
+      case AttrType::Scalar:
+        // The literal's own type: true/false a bool, 2 an int, 2.5 (or "inf") a float.
+        if (value.is_boolean()) return value.get<bool>();
+        if (value.is_number_integer()) return integer(value, pointer);
+        if (value.is_number() || value.is_string()) return floating(value, pointer);
+        fail(pointer, "expected a scalar (a number or a bool), got " + describe(value));
     }
     fail(pointer, "attribute of unknown type");
+  }
+
+  double floating(const json& value, const std::string& pointer) const {
+    if (value.is_number()) return value.get<double>();
+    if (value.is_string()) {
+      const auto& text = value.get_ref<const std::string&>();
+      if (text == "inf") return std::numeric_limits<double>::infinity();
+      if (text == "-inf") return -std::numeric_limits<double>::infinity();
+      if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+    }
+    fail(pointer,
+         "expected a float (a number, or \"inf\", \"-inf\", \"nan\"), got " + describe(value));
   }
 
   const std::string& source_;

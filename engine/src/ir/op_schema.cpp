@@ -117,6 +117,19 @@ OpSchema make_schema(OpKind op) {
     case K::Minimum:
       return binary(op, "binary");
 
+    case K::AddScalar:
+    case K::SubScalar:
+    case K::RsubScalar:
+    case K::MulScalar:
+    case K::DivScalar:
+    case K::PowScalar:
+    case K::RpowScalar:
+      // `spelling`: how the program writes it: `x * 2.5`, `torch.mul(x, 2.5)`, `x.mul(2.5)`
+      // (the reversed ops have no method: theirs is the operator, `2 - x`, `2 ** x`).
+      return unary(op, "scalar",
+                   {required("other", AttrType::Scalar),
+                    string_attr("spelling", "operator", {"operator", "function", "method"})});
+
     case K::Eq:
     case K::Ne:
     case K::Lt:
@@ -254,6 +267,11 @@ OpSchema make_schema(OpKind op) {
 
     case K::Cast:
       return unary(op, "cast", {required("dtype", AttrType::Dtype)});
+    case K::Contiguous:
+      // x.contiguous() / x.contiguous(memory_format=torch.channels_last) (rank 4).
+      return unary(op, "cast",
+                   {string_attr("memory_format", "contiguous_format",
+                                {"contiguous_format", "channels_last"})});
   }
   throw std::logic_error("op_schema: no row for op #" + std::to_string(static_cast<unsigned>(op)));
 }

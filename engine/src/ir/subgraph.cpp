@@ -10,11 +10,18 @@ namespace weft::ir {
 Subgraph copy_subgraph(const Graph& graph, const std::vector<bool>& keep_value,
                        const std::vector<bool>& keep_node) {
   Subgraph result;
+  // The program forms travel with the copy: its leaves keep their layouts.
+  result.graph.set_requires_grad(graph.requires_grad());
+  result.graph.set_nn_modules(graph.nn_modules());
   for (LeafKind kind : {LeafKind::Input, LeafKind::Parameter}) {
     for (ValueId id : graph.leaves(kind)) {
       if (!keep_value.at(static_cast<std::size_t>(id))) continue;
       const Value& leaf = graph.value(id);
-      result.renamed[id] = result.graph.add_leaf(kind, leaf.name, leaf.type);
+      const ValueId copy = result.graph.add_leaf(kind, leaf.name, leaf.type);
+      Value& copied = result.graph.mutable_values()[static_cast<std::size_t>(copy)];
+      copied.strides = leaf.strides;
+      copied.storage_offset = leaf.storage_offset;
+      result.renamed[id] = copy;
     }
   }
   for (std::size_t n = 0; n < graph.nodes().size(); ++n) {

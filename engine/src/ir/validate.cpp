@@ -126,6 +126,21 @@ class Validator {
       }
       leaf_names_.emplace(name, where);
       check_shape(-1, field, where, id);
+      const Value& value = graph_.value(id);
+      if (!input && (value.has_layout() || value.storage_offset != 0)) {
+        fail(-1, field + "/strides", where,
+             "parameters are contiguous; a layout (strides, storage_offset) is for inputs");
+      }
+      if (!value.has_layout() && value.storage_offset != 0) {
+        fail(-1, field + "/storage_offset", where, "a storage_offset needs strides");
+      }
+      if (value.has_layout()) {
+        if (std::string problem =
+                layout_problem(value.type.shape, value.strides, value.storage_offset);
+            !problem.empty()) {
+          fail(-1, field + "/strides", where, problem);
+        }
+      }
     }
   }
 
@@ -227,7 +242,7 @@ class Validator {
                  (known_names.empty() ? " takes no attributes)"
                                       : " takes: " + join_names(known_names) + ")"));
       }
-      if (attr_type(value) != spec->type) {
+      if (!attr_type_accepts(spec->type, attr_type(value))) {
         fail(n, attr_field, where,
              "attribute " + quoted(name) + ": expected " + attr_type_phrase(spec->type) + ", got " +
                  attr_type_phrase(attr_type(value)) + " (" + attr_value_to_string(value) + ")");

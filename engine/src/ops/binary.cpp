@@ -79,6 +79,12 @@ Tensor sub(const Tensor& a0, const Tensor& b0, double alpha) {
         "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
         "`^` or `logical_xor()` operator instead.");
   }
+  // A bool operand of a non-bool result is refused too (`mask - 1`, `x - True`).
+  if (a0.dtype() == Dtype::Bool || b0.dtype() == Dtype::Bool) {
+    throw Error(
+        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+        "to invert a mask, use the `~` or `logical_not()` operator instead.");
+  }
   const Tensor a = a0.to(type), b = b0.to(type);
   Tensor out = kernels::dispatch_numeric(type, "sub", [&](auto tag) {
     using T = typename decltype(tag)::type;

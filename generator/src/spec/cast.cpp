@@ -1,4 +1,5 @@
 // cast: any dtype to any dtype, the shape kept; the output dtype is the attribute's.
+// contiguous: the same values in a memory format (channels_last for rank 4 only).
 #include "spec/builder.h"
 #include "spec/families.h"
 
@@ -16,9 +17,27 @@ std::vector<Dtype> cast_dtypes(const std::vector<Dtype>&, const ir::Attributes& 
   return {attrs.get_dtype("dtype")};
 }
 
+template <class B>
+void contiguous_rule(B& b) {
+  if (b.rank(0) == 4) {
+    b.attr_string("memory_format", {"contiguous_format", "channels_last"});
+  } else {
+    b.set_attr("memory_format", std::string("contiguous_format"));
+  }
+  b.output(b.data(0));
+}
+
 }  // namespace
 
 OpSpec cast_spec(ir::OpKind op) {
+  if (op == ir::OpKind::Contiguous) {
+    OpSpec s{op, {InputDecl{"self"}}};
+    s.dtypes = kAnyDtype;
+    s.output_dtypes = dtypes::same;
+    s.sample = &contiguous_rule<Sampler>;
+    s.encode = &contiguous_rule<Encoder>;
+    return s;
+  }
   if (op != ir::OpKind::Cast) return OpSpec{op, {}};
   OpSpec s{op, {InputDecl{"self"}}};
   s.dtypes = kAnyDtype;

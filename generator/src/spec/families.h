@@ -20,7 +20,8 @@ OpSpec shape_spec(ir::OpKind op);        // shape.cpp: views and shape changes
 OpSpec join_spec(ir::OpKind op);         // join.cpp: cat, stack, split, chunk, pad, tril, triu
 OpSpec index_spec(ir::OpKind op);        // index.cpp: gather, index_select
 OpSpec interpolate_spec(ir::OpKind op);  // interpolate.cpp
-OpSpec cast_spec(ir::OpKind op);         // cast.cpp
+OpSpec cast_spec(ir::OpKind op);         // cast.cpp: cast, contiguous
+OpSpec scalar_spec(ir::OpKind op);       // scalar.cpp: Python scalars as operands
 
 // Output dtype rules shared by the families (OpSpec::output_dtypes).
 namespace dtypes {

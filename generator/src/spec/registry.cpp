@@ -120,7 +120,16 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Interpolate:
       return interpolate_spec(op);
     case K::Cast:
+    case K::Contiguous:
       return cast_spec(op);
+    case K::AddScalar:
+    case K::SubScalar:
+    case K::RsubScalar:
+    case K::MulScalar:
+    case K::DivScalar:
+    case K::PowScalar:
+    case K::RpowScalar:
+      return scalar_spec(op);
   }
   throw Error("no spec for op #" + std::to_string(static_cast<unsigned>(op)));
 }

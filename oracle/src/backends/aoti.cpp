@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backends.h"
@@ -52,16 +53,16 @@ class AotiBackend final : public Backend {
     compile_seconds_ =
         packager_->compile_seconds() +
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (ir::ValueId id : graph.inputs()) inputs_.push_back(ir::leaf_value(graph, values, id));
+    for (ir::ValueId id : graph.inputs()) {
+      inputs_.emplace_back(graph.value(id), ir::leaf_value(graph, values, id));
+    }
     outputs_ = graph.outputs().size();
   }
 
   CallResult call(const std::vector<Tensor>&) override {
     if (!loader_) throw Error("torch2-aoti: call before a successful prepare");
     std::vector<at::Tensor> inputs;
-    for (const Tensor& value : inputs_) {
-      inputs.push_back(cuda_ ? to_torch(value).to(at::kCUDA) : to_torch(value));
-    }
+    for (const auto& [leaf, value] : inputs_) inputs.push_back(leaf_to_torch(leaf, value, cuda_));
     std::vector<at::Tensor> outputs;
     try {
       outputs = loader_->run(inputs);
@@ -82,7 +83,8 @@ class AotiBackend final : public Backend {
   bool cuda_;
   std::unique_ptr<AotiPackager> packager_;
   std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader_;
-  std::vector<Tensor> inputs_;  // the graph's inputs, in order; parameters are in the package
+  // The graph's inputs with their values, in order; parameters are in the package.
+  std::vector<std::pair<ir::Value, Tensor>> inputs_;
   std::size_t outputs_ = 0;
   double compile_seconds_ = 0;
 };

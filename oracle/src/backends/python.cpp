@@ -243,7 +243,15 @@ class PythonBackend final : public Backend {
     request["package"] = package_path();
     request["inputs"] = nlohmann::json::array();
     request["parameters"] = nlohmann::json::array();
-    for (ir::ValueId id : graph_.inputs()) request["inputs"].push_back(graph_.value(id).name);
+    request["layouts"] = nlohmann::json::object();
+    for (ir::ValueId id : graph_.inputs()) {
+      const ir::Value& leaf = graph_.value(id);
+      request["inputs"].push_back(leaf.name);
+      if (leaf.has_layout()) {
+        request["layouts"][leaf.name] = {{"strides", leaf.strides},
+                                         {"storage_offset", leaf.storage_offset}};
+      }
+    }
     for (ir::ValueId id : graph_.parameters()) {
       request["parameters"].push_back(graph_.value(id).name);
     }

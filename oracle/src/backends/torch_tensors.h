@@ -17,6 +17,10 @@ at::ScalarType to_torch_dtype(Dtype dtype);
 Dtype from_torch_dtype(at::ScalarType type);
 // A fresh, contiguous CPU copy that shares nothing with `tensor`.
 at::Tensor to_torch(const Tensor& tensor);
+// An input or parameter as the paths build it: a fresh copy in the leaf's layout (strides and
+// storage offset into its own buffer; contiguous without one), on the first CUDA device with
+// `cuda`.
+at::Tensor leaf_to_torch(const ir::Value& leaf, const Tensor& value, bool cuda = false);
 // A copy into an engine tensor (detached).
 Tensor from_torch(const at::Tensor& tensor);
 std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::Tensor>& in);

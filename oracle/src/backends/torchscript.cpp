@@ -265,8 +265,9 @@ class TorchScriptBackend final : public Backend {
     // Fresh leaves on every call: bodies may mutate their inputs, and each call's gradients
     // must be its own. Frozen modules hold their parameters as constants.
     std::map<std::string, at::Tensor> sources;  // floating leaves that require grad, by name
-    auto fresh = [&](const std::string& name) {
-      at::Tensor value = to_torch(values_.at(name));
+    auto fresh = [&](ir::ValueId id) {
+      const std::string& name = graph_.value(id).name;
+      at::Tensor value = leaf_to_torch(graph_.value(id), values_.at(name));
       if (with_gradients && value.is_floating_point()) {
         value.requires_grad_(true);
         sources.emplace(name, value);
@@ -274,10 +275,10 @@ class TorchScriptBackend final : public Backend {
       return value;
     };
     std::vector<c10::IValue> inputs;
-    for (ir::ValueId id : graph_.inputs()) inputs.emplace_back(fresh(graph_.value(id).name));
+    for (ir::ValueId id : graph_.inputs()) inputs.emplace_back(fresh(id));
     if (!frozen()) {
       for (std::size_t i = 0; i < graph_.parameters().size(); ++i) {
-        module_->setattr(forward_.parameters[i], fresh(graph_.value(graph_.parameters()[i]).name));
+        module_->setattr(forward_.parameters[i], fresh(graph_.parameters()[i]));
       }
     }
 

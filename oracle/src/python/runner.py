@@ -1,6 +1,7 @@
 # The python backends' server (weft/oracle/src/backends/python.cpp embeds this file): reads
 # one JSON request per line on stdin and answers one JSON line on stdout.
-#   {"op": "prepare", "source", "mode", "device", "values", "inputs", "parameters", "package"}
+#   {"op": "prepare", "source", "mode", "device", "values", "inputs", "layouts", "parameters",
+#    "package"}
 #       builds the emitted module on `device` ("cpu" or "cuda") and readies it for `mode`
 #       (below); answers compile seconds.
 #   {"op": "call", "cotangents", "out", "gradients"}
@@ -74,6 +75,21 @@ def compiled_graphs():
     return sum(counters["stats"].values()) + sum(counters["aot_autograd"].values())
 
 
+def laid_out(t, strides, offset):
+    """t copied into a buffer of its own and seen through `strides` from `offset` (a
+    non-contiguous input); a stride of 0 repeats the values at index 0 of its dim."""
+    extent = offset
+    if t.numel() > 0:
+        extent += 1 + sum((size - 1) * stride for size, stride in zip(t.shape, strides))
+    buffer = torch.empty(extent, dtype=t.dtype, device=t.device)
+    core = t
+    for dim, (size, stride) in enumerate(zip(t.shape, strides)):
+        if stride == 0 and size > 1:
+            core = core.narrow(dim, 0, 1)
+    buffer.as_strided(core.shape, strides, offset).copy_(core)
+    return buffer.as_strided(t.shape, strides, offset)
+
+
 class Prepared:
     def __init__(self, request):
         scope = {"torch": torch, "F": F}
@@ -82,12 +98,13 @@ class Prepared:
         self.values = {n: t.to(self.device) for n, t in read_safetensors(request["values"]).items()}
         self.cotangents = None  # read at the first call with gradients
         self.inputs = request["inputs"]
+        self.layouts = request.get("layouts", {})
         mode = request["mode"]
         model = scope["Model"]({n: self.values["value/" + n] for n in request["parameters"]})
         self.identifiers = model.weft_parameters  # parameter name -> module attribute
         self.run = model
         self.owner = model  # the module whose parameters the run reads
-        example = tuple(self.values["value/" + n] for n in self.inputs)
+        example = tuple(self.fresh_input(n) for n in self.inputs)
         if mode in ("inductor", "inductor-dynamic", "aot_eager"):
             self.run = torch.compile(model, backend="aot_eager" if mode == "aot_eager" else
                                      "inductor", dynamic=True if mode == "inductor-dynamic" else None)
@@ -101,16 +118,24 @@ class Prepared:
         elif mode != "eager":
             raise ValueError("unknown mode '%s'" % mode)
 
+    def fresh_input(self, name):
+        """A copy of the input's value, in the input's layout."""
+        value = self.values["value/" + name]
+        layout = self.layouts.get(name)
+        if layout is None:
+            return value.clone()
+        return laid_out(value, layout["strides"], layout["storage_offset"])
+
     def call(self, request):
         if self.run is None:
             raise RuntimeError("this mode only writes a package; it takes no calls")
         gradients = request["gradients"]
-        leaves = {n: self.values["value/" + n].clone() for n in self.inputs}
+        leaves = {n: self.fresh_input(n) for n in self.inputs}
         for t in leaves.values():
             if t.is_floating_point():
                 t.requires_grad_(gradients)
         for name, ident in self.identifiers.items():
-            parameter = getattr(self.owner, ident)
+            parameter = self.owner.get_parameter(ident)
             with torch.no_grad():
                 parameter.copy_(self.values["value/" + name])
             leaves[name] = parameter

@@ -17,6 +17,7 @@
 //                        {"elapsed": 10.0, "cases": 500, "cases_per_second": 50.0,
 //                         "buckets": 3, "bugs": 7, "by_symptom": {"wrong-output": 5, ...},
 //                         "worker_restarts": 1, "ops": {"conv2d": 40, ...},
+//                         "forms": {"forward-only": 90, ...} (cases per ir::program_forms),
 //                         "phases": {"generate": 1.2, "execute": 7.5, "judge": 0.4, "io": 0.1}}
 //                        (phases: seconds summed over jobs since the start)
 //   DIR/bugs/<bucket>/bucket.json

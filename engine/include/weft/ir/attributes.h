@@ -19,7 +19,11 @@ namespace weft::ir {
 using AttrValue =
     std::variant<std::int64_t, double, bool, std::string, std::vector<std::int64_t>, Dtype>;
 
-enum class AttrType : std::uint8_t { Int, Float, Bool, String, IntList, Dtype };
+enum class AttrType : std::uint8_t { Int, Float, Bool, String, IntList, Dtype, Scalar };
+
+// A schema type, never a value's: a Python scalar operand (`x * 2.5`, `x + True`), held as an
+// int, a float or a bool, the literal's own type.
+bool attr_type_accepts(AttrType declared, AttrType value);
 
 AttrType attr_type(const AttrValue& value);
 // "int", "float", "bool", "string", "int list", "dtype".
@@ -81,6 +85,8 @@ class Attributes {
   const std::vector<std::int64_t>& get_ints(std::string_view name) const;
   std::vector<std::int64_t> get_ints(std::string_view name,
                                      std::vector<std::int64_t> default_value) const;
+  // An int, float or bool attribute as it is (Scalar attributes).
+  const AttrValue& get_scalar(std::string_view name) const;
   Dtype get_dtype(std::string_view name) const;
   Dtype get_dtype(std::string_view name, Dtype default_value) const;
 

@@ -58,6 +58,11 @@ GradientExecution execute_with_gradients(const Graph& graph, const TensorMap& le
                                          const std::vector<Tensor>& cotangents,
                                          const ExecutionOptions& options = {});
 
+// `values` with every input whose layout has a stride of 0 (an expanded input) holding, along
+// each such dim, the values at index 0: what every path's buffer holds, since a stride-0 dim
+// reads one element. The generator stores values so; the oracle applies it before judging.
+TensorMap project_to_layouts(const Graph& graph, TensorMap values);
+
 // One cotangent per output for the gradient checks of every part (value search, oracle,
 // tests): uniform in [-1, 1), rounded to float32 so the float32 and float64 runs use the same
 // numbers, in the output's dtype; zeros for non-floating outputs. Deterministic in `seed`.

@@ -39,9 +39,18 @@ struct Value {
   TensorType type;
   // Inputs and parameters: their (safetensors) name; node outputs: optional.
   std::string name;
+  // Inputs only: how every path lays the input out in memory (a transpose, a slice with steps,
+  // an expand, channels_last), as strides in elements and an offset into the buffer that holds
+  // it. Empty strides: contiguous. A stride of 0 repeats the values at index 0 of that dim (see
+  // project_to_layouts).
+  Shape strides;
+  std::int64_t storage_offset = 0;
+
+  bool has_layout() const { return !strides.empty(); }
 
   friend bool operator==(const Value& a, const Value& b) {
-    return a.id == b.id && a.type == b.type && a.name == b.name;
+    return a.id == b.id && a.type == b.type && a.name == b.name && a.strides == b.strides &&
+           a.storage_offset == b.storage_offset;
   }
   friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
 };
@@ -110,9 +119,20 @@ class Graph {
   }
   std::vector<ValueId>& mutable_outputs() { return outputs_; }
 
+  // How the program is run and written, beyond its dataflow (the program forms).
+  // requires_grad false: a forward-only case: no leaf requires a gradient on any path, and only
+  // outputs are judged (TorchScript's fusers and torch.compile take other code paths then).
+  bool requires_grad() const { return requires_grad_; }
+  void set_requires_grad(bool value) { requires_grad_ = value; }
+  // The emitted programs hold conv, linear, norm and embedding layers as nn submodules whose
+  // parameters are set from the case (`self.conv = nn.Conv2d(...)`), instead of calling F.*.
+  bool nn_modules() const { return nn_modules_; }
+  void set_nn_modules(bool value) { nn_modules_ = value; }
+
   friend bool operator==(const Graph& a, const Graph& b) {
     return a.values_ == b.values_ && a.nodes_ == b.nodes_ && a.inputs_ == b.inputs_ &&
-           a.parameters_ == b.parameters_ && a.outputs_ == b.outputs_;
+           a.parameters_ == b.parameters_ && a.outputs_ == b.outputs_ &&
+           a.requires_grad_ == b.requires_grad_ && a.nn_modules_ == b.nn_modules_;
   }
   friend bool operator!=(const Graph& a, const Graph& b) { return !(a == b); }
 
@@ -124,9 +144,32 @@ class Graph {
   std::vector<ValueId> inputs_;
   std::vector<ValueId> parameters_;
   std::vector<ValueId> outputs_;
+  bool requires_grad_ = true;
+  bool nn_modules_ = false;
 };
 
 // "node 3 'conv' (conv2d)": how errors from every part name a node of `graph`.
 std::string node_label(const Graph& graph, std::size_t index);
+
+// The strides of a contiguous tensor of `shape`.
+Shape contiguous_strides(const Shape& shape);
+// The strides of a rank-4 tensor of `shape` in channels_last (NHWC) order.
+Shape channels_last_strides(const Shape& shape);
+// Elements of the buffer a layout reaches: offset + 1 + sum((size - 1) * stride); offset for
+// a tensor without elements.
+std::int64_t storage_extent(const Shape& shape, const Shape& strides, std::int64_t offset);
+// Why `strides`/`offset` cannot lay out `shape` ("" when they can): one stride per dim, none
+// negative, and the dims with a non-zero stride never reach one element twice.
+std::string layout_problem(const Shape& shape, const Shape& strides, std::int64_t offset);
+
+// The strides of the same layout kind for a tensor of `new_shape`: the dims kept in the same
+// memory order with the same steps between them, stride-0 dims kept at 0 (a transpose stays a
+// transpose, channels_last stays channels_last). Empty when the ranks differ.
+Shape relayout(const Shape& old_shape, const Shape& strides, const Shape& new_shape);
+
+// The program forms a case uses, by name, for campaign statistics and reports:
+// "forward-only", "nn-modules", "non-contiguous-input", "python-scalar", "memory-format",
+// "int-or-bool-input" (a leaf that is not floating), "cast". Sorted, no repeats.
+std::vector<std::string> program_forms(const Graph& graph);
 
 }  // namespace weft::ir

@@ -9,6 +9,9 @@
 //               "attrs": {}}],
 //    "outputs": [2]}
 //
+// Program forms (version 2): `"requires_grad": false` (forward-only), `"nn_modules": true`,
+// and per input `"strides": [1, 3], "storage_offset": 0` (a non-contiguous layout).
+//
 // Ids are renumbered on writing: 0, 1, 2, … in the order values appear in the file (inputs,
 // parameters, then node outputs); reading assigns ids in the same order. So a graph read from
 // a file has the file's ids, and writing it again gives the same bytes.
@@ -27,7 +30,9 @@
 namespace weft::ir {
 
 // The newest graph.json schema version this build reads and the one it writes.
-inline constexpr int kGraphJsonVersion = 1;
+// Version 2 added the program forms: "requires_grad" and "nn_modules" at the top, "strides" and
+// "storage_offset" on inputs. A graph without them is still written as version 1.
+inline constexpr int kGraphJsonVersion = 2;
 
 // Only valid graphs are written: throws ValidationError (weft/ir/validate.h) otherwise.
 nlohmann::json graph_to_json(const Graph& graph);

@@ -11,7 +11,8 @@
 #define WEFT_OP_LIST(X)                                                                            \
   /* unary math: ops/unary.cpp */                                                                  \
   X(Neg, "neg")                                                                                    \
-  X(Abs, "abs") X(Exp, "exp") X(Log, "log") X(Log2, "log2") X(Sqrt, "sqrt") X(Rsqrt, "rsqrt")      \
+  X(Abs, "abs")                                                                                    \
+  X(Exp, "exp") X(Log, "log") X(Log2, "log2") X(Sqrt, "sqrt") X(Rsqrt, "rsqrt")                    \
       X(Reciprocal, "reciprocal") X(Sin, "sin") X(Cos, "cos") X(Tan, "tan") X(Asin, "asin")        \
           X(Acos, "acos") X(Atan, "atan") X(Sinh, "sinh") X(Cosh, "cosh") X(Tanh, "tanh")          \
               X(Erf, "erf") X(Floor, "floor") X(Ceil, "ceil") X(Round, "round")                    \
@@ -20,7 +21,10 @@
           X(Gelu, "gelu") X(Silu, "silu") X(Softplus, "softplus") X(Hardtanh, "hardtanh")          \
               X(Clamp, "clamp") /* binary arithmetic: ops/binary.cpp */                            \
       X(Add, "add") X(Sub, "sub") X(Mul, "mul") X(Div, "div") X(Pow, "pow") X(Maximum, "maximum")  \
-          X(Minimum, "minimum") /* comparison and logic: ops/compare.cpp */                        \
+          X(Minimum, "minimum") /* Python scalars as operands: ops/scalar.cpp */                   \
+      X(AddScalar, "add_scalar") X(SubScalar, "sub_scalar") X(RsubScalar, "rsub_scalar")           \
+          X(MulScalar, "mul_scalar") X(DivScalar, "div_scalar") X(PowScalar, "pow_scalar")         \
+              X(RpowScalar, "rpow_scalar") /* comparison and logic: ops/compare.cpp */             \
       X(Eq, "eq") X(Ne, "ne") X(Lt, "lt") X(Le, "le") X(Gt, "gt") X(Ge, "ge")                      \
           X(LogicalAnd, "logical_and") X(LogicalOr, "logical_or") X(LogicalXor, "logical_xor")     \
               X(LogicalNot, "logical_not") X(Where, "where") /* reductions: ops/reduce.cpp */      \
@@ -45,7 +49,7 @@
           X(Tril, "tril") X(Triu, "triu") X(Gather, "gather")                                      \
               X(IndexSelect, "index_select") /* resampling: ops/interpolate.cpp */                 \
       X(Interpolate, "interpolate")          /* type conversion: ops/cast.cpp */                   \
-      X(Cast, "cast")
+      X(Cast, "cast") X(Contiguous, "contiguous")
 
 namespace weft::ir {
 

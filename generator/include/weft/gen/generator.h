@@ -106,6 +106,14 @@ struct CaseOptions {
   GeneratorOptions generator;
   ValueSearchOptions search;  // its seed is replaced by the model's
   int max_regenerations = 4;
+  // Program forms, drawn per case from the seed (0 turns one off): forward-only cases (no leaf
+  // requires a gradient; their fresh leaves are int64 or bool as often as float32 where the
+  // generator draws only float32), nn-module emission (ir::Graph::nn_modules), and
+  // non-contiguous inputs (each input of a chosen case, at half that rate: transposed,
+  // sliced with a step and an offset, expanded along a dim, or channels_last).
+  double forward_only_rate = 0.2;
+  double nn_modules_rate = 0.3;
+  double layout_rate = 0.25;
 };
 
 struct GeneratedCase {

@@ -67,6 +67,7 @@ class Oracle {
  public:
   explicit Oracle(OracleOptions options = {});
 
+  // A forward-only case (graph.requires_grad() false) runs without gradients on every path.
   CaseReport check(const ir::Graph& graph, const ir::TensorMap& values);
 
   // Starts the worker process ahead of the first check (Worker::warm_up).
@@ -93,6 +94,10 @@ class Oracle {
   std::optional<std::size_t> blame_a_producer(const ir::Graph& graph, const ir::TensorMap& values,
                                               const Finding& finding, std::size_t node, int& runs);
   bool is_gradient_finding(const Finding& finding) const;
+  // Whether the case's runs compute gradients: asked for, and the case is not forward-only.
+  bool gradients(const ir::Graph& graph) const {
+    return options_.gradients && graph.requires_grad();
+  }
   // Runs a node-alone graph (VjpGraph, oracle/src/vjp.h) on the reference, the float32 engine
   // and `backend`, and judges it; nullopt when no worker could run it.
   std::optional<Verdict> judge_alone(const VjpGraph& problem, const std::string& backend,

@@ -41,6 +41,13 @@ struct EmittedForward {
   // The statements of the body, one per line, without indentation; the last one is
   // `return (<outputs>,)`: forward always returns a tuple, even of one output.
   std::vector<std::string> lines;
+  // The module form (Python dialect, graph.nn_modules()): statements of __init__, after the
+  // parameters, that build nn submodules from a dict `params` of values by leaf name
+  // (`self.conv2d_3 = torch.nn.Conv2d(...)`, then its weight set from params), which the body
+  // calls (`self.conv2d_3(x)`). A parameter a submodule owns is not a module attribute of its
+  // own: `submodule_parameters` gives its path by leaf name ("conv2d_3.weight").
+  std::vector<std::string> init_lines;
+  std::map<std::string, std::string> submodule_parameters;
 
   // "def forward(self, a, b):\n" + the body lines indented by `indent` + 4 spaces, every line
   // (the first included) indented by `indent` spaces, ending with a newline.

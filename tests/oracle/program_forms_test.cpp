@@ -1,0 +1,178 @@
+// The program forms on every path: one case that holds them all (non-contiguous inputs of each
+// kind, Python scalars of each kind, channels_last, nn submodules), with and without gradients,
+// must agree with the reference on LibTorch 1.13's C++ paths, the Python program and, where
+// installed, PyTorch 2.x's; the emitted programs must show the forms as a user writes them.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "weft/ir/execute.h"
+#include "weft/ir/graph.h"
+#include "weft/oracle/backend.h"
+#include "weft/oracle/export.h"
+#include "weft/oracle/oracle.h"
+#include "weft/oracle/source.h"
+
+namespace weft::oracle {
+namespace {
+
+using ir::OpKind;
+using ir::TensorType;
+
+Tensor uniform(const ir::Shape& shape, std::uint64_t seed, double lo = -1, double hi = 1) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(static_cast<std::size_t>(numel_of(shape)));
+  for (double& x : v) x = static_cast<float>(dist(rng));
+  return from_blob(v.data(), shape, Dtype::Float64).to(Dtype::Float32);
+}
+
+TensorType f32(ir::Shape shape) {
+  return {Dtype::Float32, std::move(shape)};
+}
+
+struct FormsCase {
+  ir::Graph graph;
+  ir::TensorMap values;
+};
+
+// image [1, 2, 4, 4] channels_last -> conv2d (a submodule) -> * 0.1 -> 2 - y -> y ** 2
+// -> + True -> contiguous(channels_last); rows [3, 4] transposed, a step-sliced [2, 4] and
+// an expanded [3, 4] -> linear (a submodule) -> / 3 -> 2 ** y.
+FormsCase forms_case(bool requires_grad) {
+  FormsCase c;
+  ir::Graph& g = c.graph;
+  auto layout = [&](ir::ValueId id, ir::Shape strides, std::int64_t offset = 0) {
+    g.mutable_values()[static_cast<std::size_t>(id)].strides = std::move(strides);
+    g.mutable_values()[static_cast<std::size_t>(id)].storage_offset = offset;
+  };
+  const ir::ValueId image = g.add_input("image", f32({1, 2, 4, 4}));
+  layout(image, ir::channels_last_strides({1, 2, 4, 4}));
+  const ir::ValueId rows = g.add_input("rows", f32({3, 4}));
+  layout(rows, {1, 3});
+  const ir::ValueId stepped = g.add_input("stepped", f32({2, 4}));
+  layout(stepped, {8, 2}, 1);
+  const ir::ValueId repeated = g.add_input("repeated", f32({3, 4}));
+  layout(repeated, {0, 1});
+  const ir::ValueId weight = g.add_parameter("conv.weight", f32({3, 2, 3, 3}));
+  const ir::ValueId bias = g.add_parameter("conv.bias", f32({3}));
+  const ir::ValueId fc = g.add_parameter("fc.weight", f32({5, 4}));
+  auto node = [&](OpKind op, std::vector<ir::ValueId> in, ir::Attributes a, ir::Shape shape) {
+    return g.add_node(op, std::move(in), std::move(a), {f32(std::move(shape))})[0];
+  };
+  ir::ValueId y = node(OpKind::Conv2d, {image, weight, bias},
+                       ir::Attributes().set("padding", ir::Shape{1}), {1, 3, 4, 4});
+  y = node(OpKind::MulScalar, {y}, ir::Attributes().set("other", 0.1), {1, 3, 4, 4});
+  y = node(OpKind::RsubScalar, {y}, ir::Attributes().set("other", std::int64_t{2}), {1, 3, 4, 4});
+  y = node(OpKind::PowScalar, {y},
+           ir::Attributes().set("other", std::int64_t{2}).set("spelling", "method"), {1, 3, 4, 4});
+  y = node(OpKind::AddScalar, {y}, ir::Attributes().set("other", true).set("spelling", "function"),
+           {1, 3, 4, 4});
+  g.mark_output(node(OpKind::Contiguous, {y},
+                     ir::Attributes().set("memory_format", "channels_last"), {1, 3, 4, 4}));
+  ir::ValueId z = node(OpKind::Cat, {rows, stepped, repeated}, {}, {8, 4});
+  z = node(OpKind::Linear, {z, fc}, {}, {8, 5});
+  z = node(OpKind::DivScalar, {z}, ir::Attributes().set("other", std::int64_t{3}), {8, 5});
+  g.mark_output(node(OpKind::RpowScalar, {z}, ir::Attributes().set("other", 2.0), {8, 5}));
+  g.set_requires_grad(requires_grad);
+  g.set_nn_modules(true);
+  std::uint64_t seed = 1;
+  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+    for (ir::ValueId id : g.leaves(kind)) {
+      c.values[g.value(id).name] = uniform(g.type(id).shape, seed++, -0.5, 0.5);
+    }
+  }
+  c.values = ir::project_to_layouts(g, c.values);
+  return c;
+}
+
+WorkerOptions worker_options(double time_limit) {
+  WorkerOptions options;
+  options.command = {WEFT_BINARY, "worker"};
+  options.time_limit_seconds = time_limit;
+  return options;
+}
+
+void expect_agreement(const std::vector<std::string>& paths, bool requires_grad,
+                      double time_limit = 60) {
+  const FormsCase c = forms_case(requires_grad);
+  OracleOptions options;
+  options.backends = {kReferenceBackend, kEngineBackend};
+  options.backends.insert(options.backends.end(), paths.begin(), paths.end());
+  options.worker = worker_options(time_limit);
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  EXPECT_FALSE(report.verdict.bug()) << verdict_to_json(report.verdict).dump(1);
+  for (const BackendResult& result : report.results) {
+    if (result.outcome == Outcome::Unavailable) continue;
+    EXPECT_EQ(result.outcome, Outcome::Ok) << result.backend << ": " << result.message;
+    for (const CallResult& call : result.calls) {
+      // A forward-only case computes no gradient on any path.
+      if (!requires_grad) {
+        EXPECT_TRUE(call.gradients.empty()) << result.backend;
+      }
+    }
+    const bool differentiated = result.backend == "torch" || result.backend == "torchscript" ||
+                                result.backend == "python";
+    if (requires_grad && differentiated && !result.calls.empty()) {
+      EXPECT_EQ(result.calls[0].gradients.count("repeated"), 1u) << result.backend;
+    }
+  }
+}
+
+TEST(ProgramForms, LibTorch113PathsAgreeWithGradients) {
+  expect_agreement(
+      {"torch", "torchscript", "torchscript-frozen", "torchscript-ofi", "torchscript-nnc"}, true);
+}
+
+TEST(ProgramForms, LibTorch113PathsAgreeForwardOnly) {
+  expect_agreement({"torch", "torchscript", "torchscript-ofi", "torchscript-nnc"}, false);
+}
+
+TEST(ProgramForms, ThePythonProgramAgrees) {
+  const std::string reason = make_backend("python")->unavailable_reason();
+  if (!reason.empty()) GTEST_SKIP() << "python backend unavailable: " << reason;
+  expect_agreement({"python"}, true);
+  expect_agreement({"python"}, false);
+}
+
+TEST(ProgramForms, PyTorch2PathsAgree) {
+  const std::string reason = make_backend("torch2-eager")->unavailable_reason();
+  if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
+  expect_agreement({"torch2-eager", "torch2-inductor", "torch2-export", "torch2-aoti-python"},
+                   false, 300);
+}
+
+TEST(ProgramForms, TheEmittedProgramShowsEveryForm) {
+  const FormsCase c = forms_case(false);
+  const std::string source = python_model_source(c.graph);
+  for (const char* expected :
+       {"self.conv2d_0 = torch.nn.Conv2d(2, 3, 3, stride=1, padding=1, dilation=1, groups=1, "
+        "bias=True)",
+        "self.conv2d_0.weight = torch.nn.Parameter(params['conv.weight'], requires_grad=False)",
+        "self.linear_7 = torch.nn.Linear(4, 5, bias=False)", "= self.conv2d_0(image)", "* 0.1",
+        "= 2 - v", ".pow(2)", "torch.add(v", ", True)", "2.0 ** v", "/ 3",
+        "memory_format=torch.channels_last"}) {
+    EXPECT_NE(source.find(expected), std::string::npos) << expected << "\n" << source;
+  }
+  const EmittedForward script = emit_forward(c.graph, SourceDialect::TorchScript);
+  std::string body;
+  for (const std::string& line : script.lines) body += line + "\n";
+  EXPECT_TRUE(script.init_lines.empty());  // TorchScript from C++ keeps the functional form
+  EXPECT_NE(body.find("torch.add(v"), std::string::npos) << body;
+  EXPECT_NE(body.find(", 1)"), std::string::npos) << body;  // True beside a float tensor
+  ExportOptions options;
+  options.backend = "torch";
+  const std::string repro = export_python_script(c.graph, c.values, options);
+  EXPECT_NE(repro.find("LAYOUTS = {'image': ([32, 1, 8, 2], 0), 'rows': ([1, 3], 0), "
+                       "'stepped': ([8, 2], 1), 'repeated': ([0, 1], 0)}"),
+            std::string::npos)
+      << repro;
+  EXPECT_NE(repro.find("REQUIRES_GRAD = False"), std::string::npos);
+  EXPECT_NE(repro.find("GRADIENTS = False"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace weft::oracle
