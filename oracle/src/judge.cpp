@@ -614,13 +614,36 @@ std::optional<Problem> judge_engine(const ir::Graph& graph,
   return std::nullopt;
 }
 
+// PyTorch's own words in a refusal, whoever reported it: without the node label a C++ path
+// adds ("node 1 (interpolate): ") and the exception type a Python path adds ("python:
+// RuntimeError: "), so that LibTorch 2.x from C++ and PyTorch 2.x in Python refusing the same
+// case read the same.
+std::string refusal_text(const std::string& message) {
+  static const std::regex python_prefix(R"(^\s*python: [A-Za-z_.]+: )");
+  std::string text = std::regex_replace(normalize_message(message), python_prefix, "");
+  const auto start = text.find_first_not_of(' ');
+  return start == std::string::npos ? std::string() : text.substr(start);
+}
+
 // Eager refusing a case the reference ran, for want of a kernel: a capability gap, recorded
 // apart. Other paths of the same PyTorch that refuse it with the same message share the gap.
 void separate_capability_gaps(const ir::Graph& graph, const std::vector<BackendResult>& results,
                               std::map<std::string, Finding>& found, Verdict& verdict) {
+  const auto ran = [&](const std::string& backend) {
+    return std::any_of(results.begin(), results.end(),
+                       [&](const BackendResult& r) { return r.backend == backend; });
+  };
+  // An eager path, or an eager execution of the same PyTorch standing in for its eager path
+  // when that did not run (torch2-libtorch without torch2-eager): not compiled, built on
+  // nothing, no warm-up.
+  const auto speaks_for_eager = [&](const std::string& backend) {
+    const PathTraits& traits = path_traits(backend);
+    if (traits.eager == backend) return true;
+    return !traits.eager.empty() && !ran(traits.eager) && traits.bases.empty() && !traits.warm_up &&
+           !traits.compiles;
+  };
   for (const BackendResult& result : results) {
-    if (result.outcome != Outcome::Exception ||
-        path_traits(result.backend).eager != result.backend ||
+    if (result.outcome != Outcome::Exception || !speaks_for_eager(result.backend) ||
         !is_capability_message(result.message)) {
       continue;
     }
@@ -638,8 +661,12 @@ void separate_capability_gaps(const ir::Graph& graph, const std::vector<BackendR
     const std::string normalized = normalize_message(result.message);
     gap.signature = "unsupported|" + gap.backend + "|" + gap.op + "|" + normalized;
     for (const BackendResult& other : results) {
-      if (other.outcome == Outcome::Exception && path_traits(other.backend).eager == gap.backend &&
-          normalize_message(other.message) == normalized) {
+      // Its own eager refused it, or its eager did not run and another eager refused it in
+      // the same words (torch2-libtorch judged without torch2-eager, beside 1.13's torch).
+      const std::string& its_eager = path_traits(other.backend).eager;
+      if (other.outcome == Outcome::Exception &&
+          (its_eager == gap.backend || other.backend == gap.backend || !ran(its_eager)) &&
+          refusal_text(other.message) == refusal_text(result.message)) {
         found.erase(other.backend);
       }
     }

@@ -608,6 +608,41 @@ TEST(JudgeRootCauses, EagerRefusingForWantOfAKernelIsACapabilityGapNotABug) {
   expect_single(g.verdict(), Symptom::ExceptionMismatch, "torch");
 }
 
+// The same refusal in other words: a Python path adds the exception type, a C++ path the node
+// label. Eager executions standing in for an absent eager path share the gap too (a campaign
+// of a sibling build: torch2-libtorch judged without torch2-eager).
+TEST(JudgeRootCauses, EveryEagerRefusingInItsOwnWordsSharesTheGap) {
+  const std::string refusal =
+      "Non-empty 4D data tensor expected but got a tensor with sizes [2, 0, 3, 3]";
+  Fixture f;
+  f.torch().outcome = Outcome::Exception;
+  f.torch().calls.clear();
+  f.torch().message = "node 0 (interpolate): " + refusal;
+  f.results.push_back(as_path(f.torch(), "python"));
+  f.results.back().message = "python: RuntimeError: " + refusal;
+  f.results.push_back(as_path(f.torch(), "torch2-libtorch"));
+  Verdict verdict = f.verdict();
+  EXPECT_FALSE(verdict.bug()) << describe(verdict);
+  // torch2-libtorch alone (no eager path of any PyTorch ran) is the eager of its PyTorch.
+  Fixture g;
+  g.torch().backend = "torch2-libtorch";
+  g.torch().outcome = Outcome::Exception;
+  g.torch().calls.clear();
+  g.torch().message = "node 0 (interpolate): " + refusal;
+  verdict = g.verdict();
+  EXPECT_FALSE(verdict.bug()) << describe(verdict);
+  ASSERT_EQ(verdict.unsupported.size(), 1u);
+  EXPECT_EQ(verdict.unsupported[0].backend, "torch2-libtorch");
+  // A compiled path refusing what its eager ran is still a bug of its own.
+  Fixture h;
+  h.results.push_back(as_path(h.torch(), "torch2-eager"));
+  h.results.push_back(as_path(h.torch(), "torch2-inductor"));
+  h.results.back().outcome = Outcome::Exception;
+  h.results.back().calls.clear();
+  h.results.back().message = "python: RuntimeError: " + refusal;
+  expect_single(h.verdict(), Symptom::ExceptionMismatch, "torch2-inductor");
+}
+
 TEST(JudgeLabels, AWarmUpSwitchToWrongValuesIsAWrongOutputAtThatCall) {
   Fixture f;
   f.results.push_back(as_path(f.torch(), "torchscript"));
