@@ -633,7 +633,6 @@ void draw_layout(ir::Value& leaf, std::mt19937_64& rng) {
     case 2: {  // expanded along one dim: its values repeat index 0
       if (wide.empty()) return;
       const std::size_t dim = wide[below(wide.size())];
-      leaf.strides = ir::contiguous_strides(shape);
       ir::Shape inner = shape;
       inner[dim] = 1;
       leaf.strides = ir::contiguous_strides(inner);

@@ -13,6 +13,7 @@
 #include "weft/error.h"
 #include "weft/oracle/fault.h"
 #include "weft/oracle/source.h"
+#include "weft_python_runner.h"
 
 namespace weft::oracle {
 
@@ -217,21 +218,6 @@ def load_safetensors(path):
 )py";
 
 constexpr const char* kCheck = R"py(
-def laid_out(t, strides, offset):
-    """t copied into a buffer of its own and seen through `strides` from `offset` (a
-    non-contiguous input); a stride of 0 repeats the values at index 0 of its dim."""
-    extent = offset
-    if t.numel() > 0:
-        extent += 1 + sum((size - 1) * stride for size, stride in zip(t.shape, strides))
-    buffer = torch.empty(extent, dtype=t.dtype, device=t.device)
-    core = t
-    for dim, (size, stride) in enumerate(zip(t.shape, strides)):
-        if stride == 0 and size > 1:
-            core = core.narrow(dim, 0, 1)
-    buffer.as_strided(core.shape, strides, offset).copy_(core)
-    return buffer.as_strided(t.shape, strides, offset)
-
-
 def example(dtype=torch.float32):
     values = [VALUES[n].to(DEVICE, dtype) if VALUES[n].is_floating_point()
               else VALUES[n].to(DEVICE, copy=True) for n in INPUTS]
@@ -409,7 +395,7 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
           (path_has_gradients(backend) && graph.requires_grad() ? "True" : "False") + "\n";
   text += "CANDIDATE_CLASS = " + candidate + "\n\n\n";
   text += "def make_path(m):\n    return " + compile + "\n\n";
-  text += kCheck;
+  text += "\n\n" + std::string(kLaidOutPython) + kCheck;
   return text;
 }
 

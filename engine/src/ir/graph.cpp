@@ -5,6 +5,7 @@
 #include <set>
 
 #include "weft/error.h"
+#include "weft/ir/op_schema.h"
 
 namespace weft::ir {
 
@@ -229,25 +230,9 @@ std::vector<std::string> program_forms(const Graph& graph) {
     }
   }
   for (const Node& node : graph.nodes()) {
-    switch (node.op) {
-      case OpKind::AddScalar:
-      case OpKind::SubScalar:
-      case OpKind::RsubScalar:
-      case OpKind::MulScalar:
-      case OpKind::DivScalar:
-      case OpKind::PowScalar:
-      case OpKind::RpowScalar:
-        forms.insert("python-scalar");
-        break;
-      case OpKind::Contiguous:
-        forms.insert("memory-format");
-        break;
-      case OpKind::Cast:
-        forms.insert("cast");
-        break;
-      default:
-        break;
-    }
+    if (schema(node.op).family == "scalar") forms.insert("python-scalar");
+    if (node.op == OpKind::Contiguous) forms.insert("memory-format");
+    if (node.op == OpKind::Cast) forms.insert("cast");
   }
   return {forms.begin(), forms.end()};
 }

@@ -349,7 +349,7 @@ class PythonBackend final : public Backend {
     for (std::string& variable : environment) envp.push_back(variable.data());
     envp.push_back(nullptr);
     std::string dash_c = "-c";
-    std::string code = kPythonRunner;
+    std::string code = std::string(kLaidOutPython) + "\n\n" + kPythonRunner;
     std::array<char*, 4> argv{const_cast<char*>(python.c_str()), dash_c.data(), code.data(),
                               nullptr};
     pid_t pid = -1;

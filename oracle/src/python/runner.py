@@ -75,19 +75,7 @@ def compiled_graphs():
     return sum(counters["stats"].values()) + sum(counters["aot_autograd"].values())
 
 
-def laid_out(t, strides, offset):
-    """t copied into a buffer of its own and seen through `strides` from `offset` (a
-    non-contiguous input); a stride of 0 repeats the values at index 0 of its dim."""
-    extent = offset
-    if t.numel() > 0:
-        extent += 1 + sum((size - 1) * stride for size, stride in zip(t.shape, strides))
-    buffer = torch.empty(extent, dtype=t.dtype, device=t.device)
-    core = t
-    for dim, (size, stride) in enumerate(zip(t.shape, strides)):
-        if stride == 0 and size > 1:
-            core = core.narrow(dim, 0, 1)
-    buffer.as_strided(core.shape, strides, offset).copy_(core)
-    return buffer.as_strided(t.shape, strides, offset)
+# laid_out(t, strides, offset): from laid_out.py, which python.cpp runs ahead of this file.
 
 
 class Prepared:
