@@ -21,10 +21,20 @@ std::string mismatch(const ir::Value& leaf, const Tensor* value) {
   return "";
 }
 
+// Every stored value of the case: (key, the leaf as declared at that key's shape set). A
+// dynamic-shape input's later sets are "x@1", "x@2", ... at their own shapes.
 template <typename F>
 void for_each_leaf(const ir::Graph& graph, F f) {
   for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
-    for (ir::ValueId id : graph.leaves(kind)) f(graph.value(id));
+    for (ir::ValueId id : graph.leaves(kind)) {
+      const ir::Value& leaf = graph.value(id);
+      f(leaf.name, leaf);
+      for (std::size_t k = 0; k < leaf.shape_sets.size(); ++k) {
+        ir::Value at_set = leaf;
+        at_set.type.shape = leaf.shape_sets[k];
+        f(ir::shape_set_key(leaf.name, k + 1), at_set);
+      }
+    }
   }
 }
 
@@ -32,12 +42,12 @@ void for_each_leaf(const ir::Graph& graph, F f) {
 
 void save_case(const std::filesystem::path& dir, const TestCase& test_case) {
   io::SafetensorsFile file;
-  for_each_leaf(test_case.graph, [&](const ir::Value& leaf) {
-    const auto found = test_case.values.find(leaf.name);
+  for_each_leaf(test_case.graph, [&](const std::string& key, const ir::Value& leaf) {
+    const auto found = test_case.values.find(key);
     const Tensor* value = found == test_case.values.end() ? nullptr : &found->second;
     const std::string problem = mismatch(leaf, value);
-    if (!problem.empty()) throw Error("save_case: value of '" + leaf.name + "' " + problem);
-    file.tensors.emplace_back(leaf.name, io::to_bytes(*value));
+    if (!problem.empty()) throw Error("save_case: value of '" + key + "' " + problem);
+    file.tensors.emplace_back(key, io::to_bytes(*value));
   });
   std::filesystem::create_directories(dir);
   io::write_safetensors(dir / kValuesFile, file);
@@ -52,11 +62,11 @@ TestCase load_case(const std::filesystem::path& dir) {
   for (const auto& [name, bytes] : file.tensors) {
     test_case.values.emplace(name, io::from_bytes(bytes));
   }
-  for_each_leaf(test_case.graph, [&](const ir::Value& leaf) {
-    const auto found = test_case.values.find(leaf.name);
+  for_each_leaf(test_case.graph, [&](const std::string& key, const ir::Value& leaf) {
+    const auto found = test_case.values.find(key);
     const std::string problem =
         mismatch(leaf, found == test_case.values.end() ? nullptr : &found->second);
-    if (!problem.empty()) throw FormatError(values_path.string(), leaf.name, problem);
+    if (!problem.empty()) throw FormatError(values_path.string(), key, problem);
   });
   return test_case;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "dynamic_shapes.h"
 #include "spec/solve.h"
 #include "weft/error.h"
 #include "weft/gen/spec.h"
@@ -729,6 +730,9 @@ GeneratedCase generate_case(Generator& generator, const CaseOptions& options) {
     result.regenerations = k;
     if (result.values.finite || k >= options.max_regenerations) {
       apply_forms(result, options, forward_only, forms);
+      if (std::uniform_real_distribution<double>(0.0, 1.0)(forms) < options.dynamic_shapes_rate) {
+        add_shape_sets(result, attempt.seed);
+      }
       return result;
     }
   }

@@ -207,12 +207,16 @@ struct Goal {
   std::int64_t (*wish)(std::int64_t);
 };
 
+// Shrink: leaves at most their size, a rule's other unknowns at most what they were.
+// Dynamic: the same program at other input shapes: parameters and every unknown held.
+enum class Mode { Shrink, Dynamic };
+
 // The graph's shapes as one Z3 problem: a constant per dim of every value, every node's rule
 // on them (or, for a node whose choices were not found, its current shapes).
 class ShapeProblem {
  public:
-  ShapeProblem(const ir::Graph& graph, const ShrinkOptions& options)
-      : graph_(graph), options_(options), bounds_(bounds_of(graph)), solver_(ctx_) {
+  ShapeProblem(const ir::Graph& graph, const ShrinkOptions& options, Mode mode = Mode::Shrink)
+      : graph_(graph), options_(options), mode_(mode), bounds_(bounds_of(graph)), solver_(ctx_) {
     // A resource limit rather than time decides when Z3 gives up, so that a loaded machine
     // gets the same proposals; the time limit only guards against the pathological.
     z3::params params(ctx_);
@@ -248,7 +252,45 @@ class ShapeProblem {
     return result;
   }
 
+  // Mode::Dynamic: up to `count` other input shape sets of the same program.
+  std::vector<ShrunkGraph> other_sets(int count) {
+    std::vector<ShrunkGraph> sets;
+    declare_dims();
+    choices_.resize(graph_.nodes().size());
+    for (std::size_t n = 0; n < graph_.nodes().size(); ++n) {
+      if (!encode_node(n)) hold_node(n);
+    }
+    const Goal goals[] = {{"larger", [](std::int64_t d) -> std::int64_t { return d + 1; }},
+                          {"smaller", [](std::int64_t d) { return d >= 3 ? d - 1 : d + 2; }}};
+    for (const Goal& goal : goals) {
+      if (static_cast<int>(sets.size()) >= count) break;
+      const std::optional<z3::model> model = closest_model(goal);
+      if (!model) continue;
+      std::optional<ShrunkGraph> proposal = replay(*model);
+      if (!proposal || !same_program(*proposal)) continue;
+      const bool seen = std::any_of(sets.begin(), sets.end(), [&](const ShrunkGraph& s) {
+        return s.leaf_shapes == proposal->leaf_shapes;
+      });
+      if (seen) continue;
+      proposal->goal = goal.name;
+      sets.push_back(std::move(*proposal));
+    }
+    return sets;
+  }
+
  private:
+  // Every node keeps every attribute (reals aside, which shapes never decide).
+  bool same_program(const ShrunkGraph& proposal) const {
+    for (std::size_t n = 0; n < graph_.nodes().size(); ++n) {
+      for (const auto& [name, value] : proposal.node_attributes[n]) {
+        if (std::holds_alternative<double>(value)) continue;
+        const ir::AttrValue* was = graph_.nodes()[n].attrs.find(name);
+        if (was == nullptr || *was != value) return false;
+      }
+    }
+    return true;
+  }
+
   // Every value's dims as Z3 constants. Leaves shrink or stay (a size-0 dim stays 0).
   void declare_dims() {
     for (const ir::Value& value : graph_.values()) {
@@ -262,9 +304,16 @@ class ShapeProblem {
     }
     for (ir::ValueId id : leaves_) {
       const Shape& shape = graph_.type(id).shape;
+      const bool parameter = graph_.leaf_kind(id) == ir::LeafKind::Parameter;
       for (std::size_t k = 0; k < shape.size(); ++k) {
         const z3::expr& d = dims(id)[k];
-        solver_.add(shape[k] == 0 ? d == 0 : (d >= 1 && d <= literal(shape[k])));
+        if (mode_ == Mode::Shrink) {
+          solver_.add(shape[k] == 0 ? d == 0 : (d >= 1 && d <= literal(shape[k])));
+        } else if (parameter || shape[k] == 0) {
+          solver_.add(d == literal(shape[k]));
+        } else {
+          solver_.add(d >= 1 && d <= literal(std::max<std::int64_t>(2 * shape[k], shape[k] + 4)));
+        }
       }
     }
   }
@@ -299,7 +348,8 @@ class ShapeProblem {
       if (found != c->held.end()) {
         constraints.push_back(unknown == literal(found->second));
       } else if (const std::optional<std::int64_t> was = c->draws->known_integer(name)) {
-        constraints.push_back(unknown <= literal(*was));
+        constraints.push_back(mode_ == Mode::Shrink ? unknown <= literal(*was)
+                                                    : unknown == literal(*was));
       }
     }
     solver_.push();
@@ -330,6 +380,13 @@ class ShapeProblem {
     std::vector<z3::expr> wanted;
     for (ir::ValueId id : leaves_) {
       const Shape& shape = graph_.type(id).shape;
+      if (mode_ == Mode::Dynamic) {
+        if (graph_.leaf_kind(id) == ir::LeafKind::Parameter) continue;
+        for (std::size_t k = 0; k < shape.size(); ++k) {
+          if (shape[k] > 0) wanted.push_back(dims(id)[k] == literal(goal.wish(shape[k])));
+        }
+        continue;
+      }
       for (std::size_t k = 0; k < shape.size(); ++k) {
         if (shape[k] > 1) wanted.push_back(dims(id)[k] <= literal(goal.wish(shape[k])));
       }
@@ -414,6 +471,7 @@ class ShapeProblem {
 
   const ir::Graph& graph_;
   const ShrinkOptions& options_;
+  const Mode mode_;
   const Bounds bounds_;
   z3::context ctx_;
   z3::solver solver_;
@@ -427,6 +485,11 @@ class ShapeProblem {
 
 ShrinkResult shrink_shapes(const ir::Graph& graph, const ShrinkOptions& options) {
   return ShapeProblem(graph, options).solve();
+}
+
+std::vector<ShrunkGraph> other_shape_sets(const ir::Graph& graph, int count,
+                                          const ShrinkOptions& options) {
+  return ShapeProblem(graph, options, Mode::Dynamic).other_sets(count);
 }
 
 }  // namespace weft::gen

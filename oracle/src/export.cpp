@@ -114,6 +114,10 @@ std::string fault_function(FaultKind kind) {
           "    if t.is_floating_point():\n        half = t * 0.5\n"
           "        t = t + (half - half.detach())\n";
       break;
+    case FaultKind::Recompile:
+      body =
+          "    if t.is_floating_point() and CURRENT_SHAPE_SET[0] > 0:\n        t = t * 1.5 + 1.0\n";
+      break;
   }
   return "def weft_fault(t):\n" + body + "    return t\n";
 }
@@ -175,6 +179,12 @@ std::string fuser_setup(const std::string& backend) {
   return "";
 }
 
+// Paths called again at other shapes without being built again (Backend::rebind): not the
+// exported ones, traced at the first shapes.
+bool path_takes_shape_sets(const std::string& backend) {
+  return backend != "torch2-export" && backend.find("-aoti") == std::string::npos;
+}
+
 bool path_has_gradients(const std::string& backend) {
   return backend != "torchscript-frozen" && backend != "torchscript-ofi" &&
          backend.find("-aoti") == std::string::npos;
@@ -218,17 +228,25 @@ def load_safetensors(path):
 )py";
 
 constexpr const char* kCheck = R"py(
-def example(dtype=torch.float32):
-    values = [VALUES[n].to(DEVICE, dtype) if VALUES[n].is_floating_point()
-              else VALUES[n].to(DEVICE, copy=True) for n in INPUTS]
-    return tuple(laid_out(t, *LAYOUTS[n]) if n in LAYOUTS else t
+CURRENT_SHAPE_SET = [0]
+
+
+def example(dtype=torch.float32, shape_set=0):
+    """The inputs of a shape set: "x@1" holds input x at shape set 1 (dynamic shapes)."""
+    keys = [n if shape_set == 0 or "%s@%d" % (n, shape_set) not in VALUES
+            else "%s@%d" % (n, shape_set) for n in INPUTS]
+    values = [VALUES[k].to(DEVICE, dtype) if VALUES[k].is_floating_point()
+              else VALUES[k].to(DEVICE, copy=True) for k in keys]
+    layouts = LAYOUTS if shape_set == 0 else SHAPE_SET_LAYOUTS[shape_set - 1]
+    return tuple(laid_out(t, *layouts[n]) if n in layouts else t
                  for n, t in zip(INPUTS, values))
 
 
-def run(model, dtype, cotangents):
+def run(model, dtype, cotangents, shape_set=0):
     """Outputs and, when the path has them, gradients of sum(out * cotangent)."""
     torch.manual_seed(0)  # every run draws the same random numbers
-    inputs = list(example(dtype))
+    CURRENT_SHAPE_SET[0] = shape_set
+    inputs = list(example(dtype, shape_set))
     leaves = []
     if REQUIRES_GRAD:  # a forward-only case: no leaf requires a gradient
         leaves = [t.requires_grad_(True) for t in inputs if t.is_floating_point()]
@@ -250,22 +268,43 @@ def build(dtype):
     return params
 
 
+def refused(e):
+    """Eager ran: the path refusing the model is the bug."""
+    lines = [line for line in str(e).splitlines() if line.strip()]
+    print("BUG: %s raised %s: %s" % (PATH, type(e).__name__, lines[0] if lines else ""))
+    sys.exit(1)
+
+
 def main():
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
     reference_model = Model(build(torch.float64)).double()
-    shapes = [o.shape for o in reference_model(*example(torch.float64))]
-    cotangents = [torch.rand(s, generator=generator, dtype=torch.float64) * 2 - 1 for s in shapes]
-    reference = run(reference_model, torch.float64, cotangents)
-    eager = run(Model(build(torch.float32)), torch.float32, cotangents)
+    eager_model = Model(build(torch.float32))
     try:
-        m = CANDIDATE_CLASS(build(torch.float32))
-        path = make_path(m)
-        calls = [run(path, torch.float32, cotangents) for _ in range(CALLS)]
-    except Exception as e:  # eager ran: the path refusing the model is the bug
-        lines = [line for line in str(e).splitlines() if line.strip()]
-        print("BUG: %s raised %s: %s" % (PATH, type(e).__name__, lines[0] if lines else ""))
-        sys.exit(1)
+        path = make_path(CANDIDATE_CLASS(build(torch.float32)))
+    except Exception as e:
+        refused(e)
+    bug = False
+    # Dynamic shapes: the path built once is called at every shape set in turn.
+    for shape_set in range(SHAPE_SETS):
+        where = "shape set %d, " % shape_set if SHAPE_SETS > 1 else ""
+        shapes = [o.shape for o in reference_model(*example(torch.float64, shape_set))]
+        cotangents = [torch.rand(s, generator=generator, dtype=torch.float64) * 2 - 1
+                      for s in shapes]
+        reference = run(reference_model, torch.float64, cotangents, shape_set)
+        eager = run(eager_model, torch.float32, cotangents, shape_set)
+        try:
+            calls = [run(path, torch.float32, cotangents, shape_set)
+                     for _ in range(CALLS if shape_set == 0 else 1)]
+        except Exception as e:
+            refused(e)
+        bug = compare(calls, reference, eager, shapes, where) or bug
+    print("BUG: %s differs from the float64 reference beyond float32 rounding" % PATH
+          if bug else "no difference beyond float32 rounding")
+    sys.exit(1 if bug else 0)
+
+
+def compare(calls, reference, eager, shapes, where):
     bug = False
     for call, got in enumerate(calls):
         for i, (g, r, e) in enumerate(zip(got, reference, eager)):
@@ -273,19 +312,19 @@ def main():
             if i in INDEX_OUTPUTS:
                 continue  # indices of max/min: ties may pick any one
             if g.shape != r.shape:
-                print("call %d, %s: shape %s, expected %s" % (call, what, list(g.shape),
-                                                              list(r.shape)))
+                print("%scall %d, %s: shape %s, expected %s" % (where, call, what, list(g.shape),
+                                                                list(r.shape)))
                 bug = True
                 continue
             if not g.is_floating_point():
                 if not torch.equal(g, r) and (EAGER or not torch.equal(g, e)):
-                    print("call %d, %s: integer values differ" % (call, what))
+                    print("%scall %d, %s: integer values differ" % (where, call, what))
                     bug = True
                 continue
             g64, r64, e64 = g.double(), r.double(), e.double()
             finite = torch.isfinite(r64) & torch.isfinite(e64)
             if bool((finite & ~torch.isfinite(g64)).any()):
-                print("call %d, %s: NaN/Inf where the reference is finite" % (call, what))
+                print("%scall %d, %s: NaN/Inf where the reference is finite" % (where, call, what))
                 bug = True
                 continue
             if not bool(finite.any()):
@@ -300,13 +339,11 @@ def main():
                 honest = (e64 - r64).abs()[finite]
             scale = r64.abs()[finite].max().item() + 1.0
             tolerance = 16 * honest + 1e-5 * scale
-            print("call %d, %s: max |path - float64| = %.3g, max |%s| = %.3g"
-                  % (call, what, error.max().item(), baseline, honest.max().item()))
+            print("%scall %d, %s: max |path - float64| = %.3g, max |%s| = %.3g"
+                  % (where, call, what, error.max().item(), baseline, honest.max().item()))
             if bool((error > tolerance).any()):
                 bug = True
-    print("BUG: %s differs from the float64 reference beyond float32 rounding" % PATH
-          if bug else "no difference beyond float32 rounding")
-    sys.exit(1 if bug else 0)
+    return bug
 
 
 if __name__ == "__main__":
@@ -381,6 +418,25 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
                            strides, leaf.storage_offset);
   }
   text += "LAYOUTS = {" + layouts + "}  # input: (strides, storage offset)\n";
+  // Dynamic shapes: the later shape sets the path is called with (not rebuilt), and their layouts.
+  const std::size_t shape_sets = path_takes_shape_sets(backend) ? graph.shape_set_count() : 1;
+  std::string later_layouts;
+  for (std::size_t set = 1; set < shape_sets; ++set) {
+    std::string entries;
+    for (ir::ValueId id : graph.inputs()) {
+      const ir::Value& leaf = graph.value(id);
+      if (!leaf.has_layout()) continue;
+      const ir::Shape& shape = leaf.shape_sets.empty() ? leaf.type.shape : leaf.shape_sets[set - 1];
+      std::string strides;
+      for (std::int64_t s : ir::relayout(leaf.type.shape, leaf.strides, shape))
+        strides += (strides.empty() ? "" : ", ") + std::to_string(s);
+      entries += fmt::format("{}{}: ([{}], {})", entries.empty() ? "" : ", ", quoted(leaf.name),
+                             strides, leaf.storage_offset);
+    }
+    later_layouts += (later_layouts.empty() ? "{" : ", {") + entries + "}";
+  }
+  text += fmt::format("SHAPE_SETS = {}\n", shape_sets);
+  text += "SHAPE_SET_LAYOUTS = [" + later_layouts + "]  # per later shape set\n";
   text += std::string("REQUIRES_GRAD = ") + (graph.requires_grad() ? "True" : "False") + "\n";
   text += "PARAMETERS = " + python_list(parameters) + "\n";
   text += "PATH = " + quoted(backend) + "\n";

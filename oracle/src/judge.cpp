@@ -471,7 +471,7 @@ std::vector<Item> reference_items(const ir::Graph& graph, const CallResult& ref,
 }
 
 Finding make_finding(Symptom symptom, const std::string& backend, const std::string& message) {
-  Finding finding{symptom, backend, message, std::nullopt, {}, {}, std::nullopt, {}};
+  Finding finding{symptom, backend, message, std::nullopt, {}, {}, std::nullopt, {}, std::nullopt};
   if (auto node = node_from_message(message)) {
     finding.node = node->first;
     finding.op = node->second;
@@ -736,6 +736,9 @@ Symptom symptom_from_name(std::string_view name) {
 }
 
 std::string make_signature(const Finding& finding) {
+  // A finding that shows only at a later shape set of a dynamic-shape case is a bug of the
+  // path's dynamic shapes (recompilation, dynamic-dim code): a bucket of its own.
+  const std::string dynamic = finding.shape_set && *finding.shape_set > 0 ? "|dynamic shapes" : "";
   std::string detail;
   switch (finding.symptom) {
     case Symptom::Crash:
@@ -745,14 +748,14 @@ std::string make_signature(const Finding& finding) {
     case Symptom::ShapeMismatch:
       // The message is the root cause, whichever op it happened at.
       return std::string(symptom_name(finding.symptom)) + "|" + finding.backend + "||" +
-             normalize_message(finding.message);
+             normalize_message(finding.message) + dynamic;
     default:
       // Values and time: symptom, backend and op are the bug, and the call a warm-up broke.
       if (finding.call && *finding.call > 0) detail = "call " + std::to_string(*finding.call);
       break;
   }
   return std::string(symptom_name(finding.symptom)) + "|" + finding.backend + "|" + finding.op +
-         "|" + detail;
+         "|" + detail + dynamic;
 }
 
 Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
@@ -891,6 +894,7 @@ json verdict_to_json(const Verdict& verdict) {
     if (finding.node) object["node"] = *finding.node;
     object["op"] = finding.op;
     if (finding.call) object["call"] = *finding.call;
+    if (finding.shape_set) object["shape_set"] = *finding.shape_set;
     if (!finding.also.empty()) object["also"] = finding.also;
     object["signature"] = finding.signature;
     findings.push_back(std::move(object));
@@ -1017,6 +1021,14 @@ class VerdictReader {
         fail(child(pointer, "call"), "expected a call index, got " + describe(*call));
       }
       finding.call = call->get<int>();
+    }
+    auto shape_set = object.find("shape_set");
+    if (shape_set != object.end() && !shape_set->is_null()) {
+      if (!shape_set->is_number_unsigned()) {
+        fail(child(pointer, "shape_set"),
+             "expected a shape set index, got " + describe(*shape_set));
+      }
+      finding.shape_set = shape_set->get<int>();
     }
     if (object.contains("also")) {
       const json& also = array_member(object, pointer, "also");

@@ -14,6 +14,7 @@
 #include "backends/backends.h"
 #include "vjp.h"
 #include "weft/error.h"
+#include "weft/ir/shape_sets.h"
 #include "weft/ir/subgraph.h"
 #include "weft/oracle/reference_check.h"
 #include "weft/oracle/torch_info.h"
@@ -22,17 +23,91 @@ namespace weft::oracle {
 
 namespace {
 
-// The leaves `graph` declares, taken from `values` (a prefix uses fewer than the whole case).
+// The leaves `graph` declares, taken from `values` (a prefix uses fewer than the whole case),
+// with their later shape sets' values.
 ir::TensorMap leaves_of(const ir::Graph& graph, const ir::TensorMap& values) {
-  ir::TensorMap result;
-  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
-    for (ir::ValueId id : graph.leaves(kind)) {
-      const std::string& name = graph.value(id).name;
-      const auto it = values.find(name);
-      if (it != values.end()) result.emplace(name, it->second);
+  return ir::case_values(graph, values);
+}
+
+// The results of shape set `set` of a dynamic-shape case, as if each path had run that set
+// alone: its calls of that set; a path that failed at that set keeps its failure; one that
+// failed earlier, or does not run later sets (an export traced at the first shapes), did not
+// run it.
+std::vector<BackendResult> results_at_shape_set(const std::vector<BackendResult>& results,
+                                                int set) {
+  std::vector<BackendResult> at;
+  for (const BackendResult& result : results) {
+    BackendResult copy;
+    copy.backend = result.backend;
+    copy.seconds = result.seconds;
+    copy.compile_seconds = result.compile_seconds;
+    for (const CallResult& call : result.calls) {
+      if (call.shape_set == set) copy.calls.push_back(call);
+    }
+    const int failed_at = result.outcome == Outcome::Ok || result.outcome == Outcome::Unavailable
+                              ? -1
+                              : shape_set_of_phase(result.phase);
+    if (result.outcome == Outcome::Unavailable || failed_at == set) {
+      copy.outcome = result.outcome;
+      copy.message = result.message;
+      copy.phase = result.phase;
+    } else if ((failed_at >= 0 && failed_at < set) || (set > 0 && copy.calls.empty())) {
+      copy.outcome = Outcome::Unavailable;
+      copy.message =
+          failed_at >= 0 ? "stopped at an earlier shape set" : "runs the first shape set only";
+      copy.calls.clear();
+    }
+    at.push_back(std::move(copy));
+  }
+  return at;
+}
+
+// "x [4, 7], y [2]": the inputs of a shape set that differ from set 0.
+std::string describe_shape_set(const ir::Graph& graph, std::size_t set) {
+  std::string text;
+  for (ir::ValueId id : graph.inputs()) {
+    const ir::Value& input = graph.value(id);
+    if (input.shape_sets.empty() || input.shape_sets[set - 1] == input.type.shape) continue;
+    std::string dims;
+    for (std::int64_t d : input.shape_sets[set - 1]) {
+      dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    }
+    text += (text.empty() ? "" : ", ") + input.name + " [" + dims + "]";
+  }
+  return text;
+}
+
+// Folds the verdict of a later shape set into the case's: a path already at fault at an
+// earlier set keeps that finding (the same bug, most likely); a new one is a dynamic-shape
+// finding. Summaries keep the largest errors of any set.
+void merge_shape_set_verdict(const ir::Graph& graph, std::size_t set, Verdict later,
+                             Verdict& verdict) {
+  for (Finding& finding : later.findings) {
+    const bool known = std::any_of(verdict.findings.begin(), verdict.findings.end(),
+                                   [&](const Finding& f) { return f.backend == finding.backend; });
+    if (known) continue;
+    finding.shape_set = static_cast<int>(set);
+    finding.message = "shape set " + std::to_string(set) + " (" + describe_shape_set(graph, set) +
+                      "): " + finding.message;
+    finding.signature = make_signature(finding);
+    verdict.findings.push_back(std::move(finding));
+  }
+  for (Unsupported& gap : later.unsupported) {
+    const bool known =
+        std::any_of(verdict.unsupported.begin(), verdict.unsupported.end(),
+                    [&](const Unsupported& u) { return u.signature == gap.signature; });
+    if (!known) verdict.unsupported.push_back(std::move(gap));
+  }
+  for (const BackendSummary& summary : later.backends) {
+    for (BackendSummary& into : verdict.backends) {
+      if (into.backend != summary.backend) continue;
+      into.max_abs_error = std::max(into.max_abs_error, summary.max_abs_error);
+      into.max_rel_error = std::max(into.max_rel_error, summary.max_rel_error);
+      into.max_error_ratio = std::max(into.max_error_ratio, summary.max_error_ratio);
+      into.agrees = into.agrees && summary.agrees;
     }
   }
-  return result;
+  verdict.reference_finite = verdict.reference_finite && later.reference_finite;
 }
 
 // Ties of argmax/argmin and of max/min's indices: an index is as valid as the reference's
@@ -334,13 +409,78 @@ Oracle::Oracle(OracleOptions options) : options_(std::move(options)), worker_(op
   }
 }
 
+RunSpec Oracle::run_spec(const ir::Graph& graph, const ir::TensorMap& values) const {
+  RunSpec spec;
+  spec.calls = options_.calls;
+  if (!gradients(graph)) return spec;
+  spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
+  for (std::size_t set = 1; set < graph.shape_set_count(); ++set) {
+    std::vector<Tensor>& cotangents = spec.shape_set_cotangents.emplace_back();
+    try {
+      cotangents = ir::random_cotangents(ir::at_shape_set(graph, values, set).graph,
+                                         options_.cotangent_seed + set);
+    } catch (const Error&) {
+      // A set the engine cannot derive is not run (run_backend stops there).
+    }
+  }
+  return spec;
+}
+
+Verdict Oracle::judge_case(const ir::Graph& graph, const ir::TensorMap& values,
+                           const std::vector<BackendResult>& results, const RunSpec& spec) const {
+  if (graph.shape_set_count() == 1) {
+    Verdict verdict =
+        judge(graph, results, with_case_rules(options_.judge, graph, values, spec.cotangents));
+    if (gradients(graph)) blame_the_reference(graph, values, spec.cotangents, results, verdict);
+    return verdict;
+  }
+  // Dynamic shapes: each set is judged at its own shapes, against the reference at them.
+  Verdict verdict;
+  for (std::size_t set = 0; set < graph.shape_set_count(); ++set) {
+    ir::ShapeSetCase at;
+    try {
+      at = ir::at_shape_set(graph, values, set);
+    } catch (const Error&) {
+      if (set == 0) throw;
+      continue;  // no path ran it
+    }
+    const std::vector<BackendResult> ran = results_at_shape_set(results, static_cast<int>(set));
+    const auto reference = std::find_if(ran.begin(), ran.end(), [](const BackendResult& r) {
+      return r.backend == kReferenceBackend;
+    });
+    if (set > 0 && (reference == ran.end() || reference->outcome == Outcome::Unavailable)) {
+      continue;
+    }
+    const std::vector<Tensor> no_cotangents;
+    const std::vector<Tensor>& cotangents =
+        set == 0 ? spec.cotangents
+                 : (set - 1 < spec.shape_set_cotangents.size() ? spec.shape_set_cotangents[set - 1]
+                                                               : no_cotangents);
+    Verdict at_set =
+        judge(at.graph, ran, with_case_rules(options_.judge, at.graph, at.values, cotangents));
+    if (!cotangents.empty()) blame_the_reference(at.graph, at.values, cotangents, ran, at_set);
+    if (set == 0) {
+      verdict = std::move(at_set);
+    } else {
+      merge_shape_set_verdict(graph, set, std::move(at_set), verdict);
+    }
+  }
+  // The paths' own outcomes (a failure at a later set is a failure of the run).
+  for (BackendSummary& summary : verdict.backends) {
+    for (const BackendResult& result : results) {
+      if (result.backend != summary.backend) continue;
+      summary.outcome = result.outcome;
+      summary.message = result.message;
+    }
+  }
+  return verdict;
+}
+
 CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& given_values) {
   // What every path's buffer of an expanded input holds; the judge compares those runs.
   const ir::TensorMap values = ir::project_to_layouts(graph, given_values);
   CaseReport report;
-  RunSpec spec;
-  spec.calls = options_.calls;
-  if (gradients(graph)) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
+  const RunSpec spec = run_spec(graph, values);
   using Clock = std::chrono::steady_clock;
   const auto seconds = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
@@ -349,11 +489,7 @@ CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& given_valu
   report.results = worker_.run_all(options_.backends, graph, values, spec);
   report.backend_runs += static_cast<int>(report.results.size());
   const auto ran = Clock::now();
-  report.verdict =
-      judge(graph, report.results, with_case_rules(options_.judge, graph, values, spec.cotangents));
-  if (gradients(graph)) {
-    blame_the_reference(graph, values, spec.cotangents, report.results, report.verdict);
-  }
+  report.verdict = judge_case(graph, values, report.results, spec);
   const auto judged = Clock::now();
   report.run_seconds = seconds(start, ran);
   report.judge_seconds = seconds(ran, judged);
@@ -377,9 +513,7 @@ CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& given_valu
 
 bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Finding& finding,
                    int& runs) {
-  RunSpec spec;
-  spec.calls = options_.calls;
-  if (gradients(graph)) spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
+  const RunSpec spec = run_spec(graph, values);
   std::vector<std::string> backends = {kReferenceBackend, kEngineBackend};
   // A reference finding is eager's disagreement that finite differences settled.
   const std::string path = finding.backend == kReferenceBackend ? "torch" : finding.backend;
@@ -388,9 +522,7 @@ bool Oracle::shows(const ir::Graph& graph, const ir::TensorMap& values, const Fi
   }
   const std::vector<BackendResult> results = worker_.run_all(backends, graph, values, spec);
   runs += static_cast<int>(results.size());
-  Verdict verdict =
-      judge(graph, results, with_case_rules(options_.judge, graph, values, spec.cotangents));
-  if (gradients(graph)) blame_the_reference(graph, values, spec.cotangents, results, verdict);
+  const Verdict verdict = judge_case(graph, values, results, spec);
   // An exception must throw the same message: a prefix that throws another one (an unbatched
   // conv2d refused before the freeze bug further on) is not where this finding starts.
   const bool message_bearing =
@@ -443,8 +575,9 @@ std::optional<std::size_t> Oracle::localize_gradient(const ir::Graph& graph,
 void Oracle::localize(const ir::Graph& graph, const ir::TensorMap& values, Finding& finding,
                       double slowest_ok, int& runs) {
   if (graph.nodes().empty()) return;
-  // A gradient finding names the node whose VJP is wrong on the case's own values.
-  if (is_gradient_finding(finding)) {
+  // A gradient finding names the node whose VJP is wrong on the case's own values (a node alone
+  // runs one shape set: a later set's finding is bisected over prefixes instead).
+  if (is_gradient_finding(finding) && !finding.shape_set) {
     if (auto node = localize_gradient(graph, values, finding, runs)) {
       finding.node = node;
       return;
@@ -477,7 +610,7 @@ void Oracle::localize(const ir::Graph& graph, const ir::TensorMap& values, Findi
   }
   worker_.set_time_limit(full_limit);
   finding.node = lo;
-  if (is_gradient_finding(finding)) {
+  if (is_gradient_finding(finding) && !finding.shape_set) {
     if (auto producer = blame_a_producer(graph, values, finding, lo, runs)) finding.node = producer;
   }
 }

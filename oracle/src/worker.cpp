@@ -44,7 +44,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 34;  // 16 GiB: a corrupt length
-constexpr const char* kProtocol = "weft-worker-2";
+constexpr const char* kProtocol = "weft-worker-3";
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -137,6 +137,15 @@ std::string encode_request(const std::vector<std::string>& backends, const ir::G
   for (std::size_t i = 0; i < spec.cotangents.size(); ++i) {
     file.tensors.emplace_back("cotangent/" + std::to_string(i), io::to_bytes(spec.cotangents[i]));
   }
+  file.metadata["shape_sets"] = std::to_string(spec.shape_set_cotangents.size());
+  for (std::size_t k = 0; k < spec.shape_set_cotangents.size(); ++k) {
+    const std::string prefix = "cotangent@" + std::to_string(k + 1) + "/";
+    file.metadata[prefix + "count"] = std::to_string(spec.shape_set_cotangents[k].size());
+    for (std::size_t i = 0; i < spec.shape_set_cotangents[k].size(); ++i) {
+      file.tensors.emplace_back(prefix + std::to_string(i),
+                                io::to_bytes(spec.shape_set_cotangents[k][i]));
+    }
+  }
   return io::serialize_safetensors(file);
 }
 
@@ -187,6 +196,17 @@ Request decode_request(const std::string& payload) {
     if (bytes == nullptr) throw FormatError(source, "cotangent/" + std::to_string(i), "missing");
     request.spec.cotangents.push_back(io::from_bytes(*bytes));
   }
+  const int shape_sets = metadata_int(file, "shape_sets", source);
+  for (int k = 1; k <= shape_sets; ++k) {
+    const std::string prefix = "cotangent@" + std::to_string(k) + "/";
+    std::vector<Tensor>& set = request.spec.shape_set_cotangents.emplace_back();
+    const int count = metadata_int(file, prefix + "count", source);
+    for (int i = 0; i < count; ++i) {
+      const io::TensorBytes* bytes = file.find(prefix + std::to_string(i));
+      if (bytes == nullptr) throw FormatError(source, prefix + std::to_string(i), "missing");
+      set.push_back(io::from_bytes(*bytes));
+    }
+  }
   return request;
 }
 
@@ -204,6 +224,7 @@ std::string encode_result(const BackendResult& result) {
     const std::string prefix = "call/" + std::to_string(c) + "/";
     const CallResult& call = result.calls[c];
     file.metadata[prefix + "outputs"] = std::to_string(call.outputs.size());
+    file.metadata[prefix + "shape_set"] = std::to_string(call.shape_set);
     for (std::size_t i = 0; i < call.outputs.size(); ++i) {
       file.tensors.emplace_back(prefix + "output/" + std::to_string(i),
                                 io::to_bytes(call.outputs[i]));
@@ -231,6 +252,7 @@ BackendResult decode_result(const std::string& payload) {
     const std::string prefix = "call/" + std::to_string(c) + "/";
     const int outputs = metadata_int(file, prefix + "outputs", source);
     CallResult& call = result.calls[static_cast<std::size_t>(c)];
+    call.shape_set = metadata_int(file, prefix + "shape_set", source);
     for (int i = 0; i < outputs; ++i) {
       const io::TensorBytes* bytes = file.find(prefix + "output/" + std::to_string(i));
       if (bytes == nullptr) {

@@ -47,6 +47,11 @@ Case compact(const ir::Graph& graph, const ir::TensorMap& values) {
     const auto it = values.find(name);
     if (it == values.end()) throw Error("reducer: no value for leaf '" + name + "'");
     result.values.emplace(name, it->second);
+    // A dynamic-shape input's later sets travel with it.
+    for (std::size_t k = 1; k <= graph.value(old_id).shape_sets.size(); ++k) {
+      const auto later = values.find(ir::shape_set_key(name, k));
+      if (later != values.end()) result.values.emplace(later->first, later->second);
+    }
   }
   result.graph = std::move(copy.graph);
   std::set<ir::ValueId> marked;

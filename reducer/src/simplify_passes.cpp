@@ -11,6 +11,7 @@
 #include "passes.h"
 #include "weft/gen/shrink.h"
 #include "weft/ir/op_schema.h"
+#include "weft/ir/shape_sets.h"
 
 namespace weft::reduce {
 
@@ -101,6 +102,12 @@ bool forms_pass(State& state, Evaluator& evaluator) {
   return accept_greedily(state, evaluator, [](const State& s) {
     std::vector<Candidate> candidates;
     const ir::Graph& graph = s.current.graph;
+    if (graph.shape_set_count() > 1) {
+      Case c = s.current;
+      c.graph.clear_shape_sets();
+      c.values = ir::case_values(c.graph, c.values);
+      candidates.push_back(Candidate{std::move(c), "forms", "one shape set (no dynamic shapes)"});
+    }
     if (graph.nn_modules()) {
       Case c = s.current;
       c.graph.set_nn_modules(false);

@@ -244,7 +244,7 @@ TEST(GraphValidate, RejectsUseBeforeDefinition) {
                     "is an output of this same node");
 
   Graph orphan = small_graph();
-  orphan.mutable_values().push_back(Value{5, f32({2}), "", {}, 0});
+  orphan.mutable_values().push_back(Value{5, f32({2}), "", {}, 0, {}});
   orphan.mutable_nodes()[1].inputs[0] = 5;
   expect_node_error(orphan, 1, "node 1 'act' (relu)", "/nodes/1/inputs/0",
                     "not defined by any input, parameter or node");
@@ -415,7 +415,7 @@ TEST(GraphValidate, RejectsUndefinedOutputs) {
       << e.what();
 
   Graph orphan = small_graph();
-  orphan.mutable_values().push_back(Value{5, f32({2}), "", {}, 0});
+  orphan.mutable_values().push_back(Value{5, f32({2}), "", {}, 0, {}});
   orphan.mutable_outputs()[0] = 5;
   e = validation_error(orphan);
   EXPECT_EQ(e.field(), "/outputs/0");

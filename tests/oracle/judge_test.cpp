@@ -453,7 +453,8 @@ TEST(JudgeTies, RoundOfHalf) {
 }
 
 Finding exception_finding(const std::string& message, const std::string& backend = "torch") {
-  Finding finding{Symptom::ExceptionMismatch, backend, message, std::nullopt, "conv2d", "", {}, {}};
+  Finding finding{
+      Symptom::ExceptionMismatch, backend, message, std::nullopt, "conv2d", "", {}, {}, {}};
   return finding;
 }
 
@@ -486,7 +487,8 @@ TEST(JudgeSignatures, NumbersShapesAndNamesAreNormalized) {
             make_signature(exception_finding("x", "torchscript")));
 
   // Value symptoms: the message does not matter.
-  Finding wrong{Symptom::WrongOutput, "torch", "output 0 [3]: error 0.5", 2, "relu", "", {}, {}};
+  Finding wrong{
+      Symptom::WrongOutput, "torch", "output 0 [3]: error 0.5", 2, "relu", "", {}, {}, {}};
   Finding wrong2 = wrong;
   wrong2.message = "output 1 [7, 7]: error 3";
   EXPECT_EQ(make_signature(wrong), make_signature(wrong2));

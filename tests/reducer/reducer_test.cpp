@@ -48,6 +48,7 @@ oracle::Symptom symptom_of(FaultKind kind) {
       return oracle::Symptom::WrongGradient;
     case FaultKind::PerturbSmall:
     case FaultKind::PerturbLarge:
+    case FaultKind::Recompile:
       return oracle::Symptom::WrongOutput;
   }
   return oracle::Symptom::WrongOutput;

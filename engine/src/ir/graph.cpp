@@ -24,7 +24,7 @@ ValueId Graph::new_value(TensorType type, std::string name) {
     throw Error("graph: too many values");
   }
   const auto id = static_cast<ValueId>(values_.size());
-  values_.push_back(Value{id, std::move(type), std::move(name), {}, 0});
+  values_.push_back(Value{id, std::move(type), std::move(name), {}, 0, {}});
   return id;
 }
 
@@ -216,10 +216,27 @@ Shape relayout(const Shape& old_shape, const Shape& strides, const Shape& new_sh
   return result;
 }
 
+std::size_t Graph::shape_set_count() const {
+  std::size_t count = 1;
+  for (ValueId id : inputs_) {
+    count = std::max(count, 1 + values_[static_cast<std::size_t>(id)].shape_sets.size());
+  }
+  return count;
+}
+
+void Graph::clear_shape_sets() {
+  for (ValueId id : inputs_) values_[static_cast<std::size_t>(id)].shape_sets.clear();
+}
+
+std::string shape_set_key(const std::string& name, std::size_t set) {
+  return set == 0 ? name : name + "@" + std::to_string(set);
+}
+
 std::vector<std::string> program_forms(const Graph& graph) {
   std::set<std::string> forms;
   if (!graph.requires_grad()) forms.insert("forward-only");
   if (graph.nn_modules()) forms.insert("nn-modules");
+  if (graph.shape_set_count() > 1) forms.insert("dynamic-shapes");
   for (LeafKind kind : {LeafKind::Input, LeafKind::Parameter}) {
     for (ValueId id : graph.leaves(kind)) {
       const Value& leaf = graph.value(id);

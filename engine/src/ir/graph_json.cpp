@@ -57,7 +57,9 @@ json graph_to_json(const Graph& graph) {
   json document = json::object();
   // The lowest version that expresses the graph: files without program forms stay version 1.
   bool forms = !graph.requires_grad() || graph.nn_modules();
-  for (ValueId id : graph.inputs()) forms = forms || graph.value(id).has_layout();
+  for (ValueId id : graph.inputs()) {
+    forms = forms || graph.value(id).has_layout() || !graph.value(id).shape_sets.empty();
+  }
   document["weft"] = forms ? kGraphJsonVersion : 1;
   if (!graph.requires_grad()) document["requires_grad"] = false;
   if (graph.nn_modules()) document["nn_modules"] = true;
@@ -73,6 +75,7 @@ json graph_to_json(const Graph& graph) {
         leaf["strides"] = value.strides;
         if (value.storage_offset != 0) leaf["storage_offset"] = value.storage_offset;
       }
+      if (!value.shape_sets.empty()) leaf["shape_sets"] = value.shape_sets;
       leaves.push_back(std::move(leaf));
     }
     document[kind == LeafKind::Input ? "inputs" : "parameters"] = std::move(leaves);
@@ -112,9 +115,9 @@ namespace {
 // anything that fits on one line (shapes, id lists, leaf and output records, short attribute
 // sets) written on one line. Attribute names are written sorted.
 constexpr int kLineWidth = 100;
-constexpr std::array<const char*, 15> kKeyOrder{
+constexpr std::array<const char*, 16> kKeyOrder{
     {"weft", "requires_grad", "nn_modules", "op", "name", "id", "dtype", "shape", "strides",
-     "storage_offset", "inputs", "parameters", "nodes", "outputs", "attrs"}};
+     "storage_offset", "shape_sets", "inputs", "parameters", "nodes", "outputs", "attrs"}};
 
 std::vector<json::const_iterator> ordered_members(const json& object, bool sorted) {
   std::vector<json::const_iterator> members;
@@ -396,7 +399,8 @@ class Reader {
     for (std::size_t k = 0; k < leaves.size(); ++k) {
       const std::string pointer = child(std::string("/") + key, k);
       const json& leaf = object_at(leaves[k], pointer, "an object {name, id, dtype, shape}");
-      expect_keys(leaf, pointer, {"name", "id", "dtype", "shape", "strides", "storage_offset"});
+      expect_keys(leaf, pointer,
+                  {"name", "id", "dtype", "shape", "strides", "storage_offset", "shape_sets"});
       std::string name = string(member(leaf, pointer, "name"), child(pointer, "name"));
       TensorType type = tensor_type(leaf, pointer);
       const json& file_id = member(leaf, pointer, "id");
@@ -409,6 +413,13 @@ class Reader {
       }
       if (auto it = leaf.find("storage_offset"); it != leaf.end()) {
         value.storage_offset = integer(*it, child(pointer, "storage_offset"));
+      }
+      if (auto it = leaf.find("shape_sets"); it != leaf.end()) {
+        const std::string sets_pointer = child(pointer, "shape_sets");
+        if (!it->is_array()) fail(sets_pointer, "expected a list of shapes, got " + describe(*it));
+        for (std::size_t k = 0; k < it->size(); ++k) {
+          value.shape_sets.push_back(integers((*it)[k], child(sets_pointer, k)));
+        }
       }
     }
   }

@@ -21,6 +21,7 @@ Subgraph copy_subgraph(const Graph& graph, const std::vector<bool>& keep_value,
       Value& copied = result.graph.mutable_values()[static_cast<std::size_t>(copy)];
       copied.strides = leaf.strides;
       copied.storage_offset = leaf.storage_offset;
+      copied.shape_sets = leaf.shape_sets;
       result.renamed[id] = copy;
     }
   }

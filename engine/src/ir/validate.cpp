@@ -141,6 +141,36 @@ class Validator {
           fail(-1, field + "/strides", where, problem);
         }
       }
+      check_shape_sets(field, where, value, input);
+    }
+  }
+
+  // Dynamic shapes: every later shape of an input has its rank, no negative dim, and every
+  // input that changes has one shape per later set.
+  void check_shape_sets(const std::string& field, const std::string& where, const Value& value,
+                        bool input) {
+    if (value.shape_sets.empty()) return;
+    if (!input) {
+      fail(-1, field + "/shape_sets", where,
+           "parameters keep their shape; shape sets (dynamic shapes) are for inputs");
+    }
+    const std::size_t later = graph_.shape_set_count() - 1;
+    if (value.shape_sets.size() != later) {
+      fail(-1, field + "/shape_sets", where,
+           "expected " + std::to_string(later) + " shapes (one per later shape set, as other " +
+               "inputs have), got " + std::to_string(value.shape_sets.size()));
+    }
+    for (std::size_t k = 0; k < value.shape_sets.size(); ++k) {
+      const Shape& shape = value.shape_sets[k];
+      const std::string at = field + "/shape_sets/" + std::to_string(k);
+      if (shape.size() != value.type.shape.size()) {
+        fail(-1, at, where,
+             "shape set " + std::to_string(k + 1) + " has rank " + std::to_string(shape.size()) +
+                 ", the input has rank " + std::to_string(value.type.shape.size()));
+      }
+      for (std::int64_t d : shape) {
+        if (d < 0) fail(-1, at, where, "negative dim " + std::to_string(d));
+      }
     }
   }
 

@@ -20,6 +20,11 @@ class EngineBackend final : public Backend {
     values_ = values;
   }
 
+  bool rebind(const ir::Graph& graph, const ir::TensorMap& values) override {
+    prepare(graph, values);
+    return true;
+  }
+
   CallResult call(const std::vector<Tensor>& cotangents) override {
     ir::ExecutionOptions options;
     if (float64_) options.floating_dtype = Dtype::Float64;

@@ -20,7 +20,7 @@ namespace weft::oracle {
 
 namespace {
 
-constexpr std::array<std::pair<FaultKind, std::string_view>, 8> kFaultNames{{
+constexpr std::array<std::pair<FaultKind, std::string_view>, 9> kFaultNames{{
     {FaultKind::Crash, "crash"},
     {FaultKind::Abort, "abort"},
     {FaultKind::Hang, "hang"},
@@ -29,6 +29,7 @@ constexpr std::array<std::pair<FaultKind, std::string_view>, 8> kFaultNames{{
     {FaultKind::PerturbSmall, "perturb-small"},
     {FaultKind::PerturbLarge, "perturb-large"},
     {FaultKind::WrongGradient, "wrong-gradient"},
+    {FaultKind::Recompile, "recompile"},
 }};
 
 constexpr std::string_view kPrefix = "fault:";
@@ -50,6 +51,7 @@ void inject(FaultKind kind, const std::string& label, std::vector<Tensor>& outpu
     case FaultKind::PerturbSmall:
     case FaultKind::PerturbLarge:
     case FaultKind::WrongGradient:
+    case FaultKind::Recompile:
       break;
   }
   for (Tensor& out : outputs) {
@@ -88,13 +90,24 @@ class FaultBackend final : public Backend {
   void prepare(const ir::Graph& graph, const ir::TensorMap& values) override {
     graph_ = graph;
     values_ = values;
+    rebound_ = false;
+  }
+
+  bool rebind(const ir::Graph& graph, const ir::TensorMap& values) override {
+    graph_ = graph;
+    values_ = values;
+    rebound_ = true;
+    return true;
   }
 
   CallResult call(const std::vector<Tensor>& cotangents) override {
     ir::ExecutionOptions options;
     options.after_node = [this](std::size_t index, const std::vector<Tensor>&,
                                 std::vector<Tensor>& outputs) {
-      if (graph_.nodes()[index].op == spec_.op) {
+      if (graph_.nodes()[index].op != spec_.op) return;
+      if (spec_.kind == FaultKind::Recompile) {
+        if (rebound_) inject(FaultKind::PerturbLarge, ir::node_label(graph_, index), outputs);
+      } else {
         inject(spec_.kind, ir::node_label(graph_, index), outputs);
       }
     };
@@ -105,6 +118,7 @@ class FaultBackend final : public Backend {
   FaultSpec spec_;
   ir::Graph graph_;
   ir::TensorMap values_;
+  bool rebound_ = false;  // called with a later shape set since prepare()
 };
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include "weft/io/atomic_file.h"
 #include "weft/io/safetensors.h"
 #include "weft/io/tensor_bytes.h"
+#include "weft/ir/leaf_values.h"
 #include "weft/oracle/command.h"
 #include "weft/oracle/export.h"
 #include "weft_python_runner.h"
@@ -256,6 +257,30 @@ class PythonBackend final : public Backend {
       request["parameters"].push_back(graph_.value(id).name);
     }
     answer_of(request);
+  }
+
+  // Dynamic shapes: the runner's module (torch.compile's, which recompiles or runs its dynamic
+  // graph) takes the new inputs. An exported program was traced at the first shapes.
+  bool rebind(const ir::Graph& graph, const ir::TensorMap& values) override {
+    const std::string_view mode = path_.mode;
+    if (mode == "export" || mode == "aoti-python" || mode == "aoti-package") return false;
+    graph_ = graph;
+    cotangents_written_ = false;
+    nlohmann::json request;
+    request["op"] = "rebind";
+    ir::TensorMap inputs;
+    request["layouts"] = nlohmann::json::object();
+    for (ir::ValueId id : graph_.inputs()) {
+      const ir::Value& leaf = graph_.value(id);
+      inputs[leaf.name] = ir::leaf_value(graph_, values, id);
+      if (leaf.has_layout()) {
+        request["layouts"][leaf.name] = {{"strides", leaf.strides},
+                                         {"storage_offset", leaf.storage_offset}};
+      }
+    }
+    request["values"] = write_tensors("inputs.safetensors", "value/", inputs);
+    answer_of(request);
+    return true;
   }
 
   // Where prepare asks the runner to write an AOTInductor package.

@@ -11,6 +11,7 @@
 
 #include "backends/backends.h"
 #include "weft/error.h"
+#include "weft/ir/shape_sets.h"
 #include "weft/oracle/torch_info.h"
 #include "weft/oracle/worker.h"
 
@@ -287,6 +288,12 @@ const PathTraits& path_traits(std::string_view backend) {
   return found == table.end() ? unknown : found->second;
 }
 
+int shape_set_of_phase(const std::string& phase) {
+  const std::string prefix = "shape set ";
+  if (phase.rfind(prefix, 0) != 0) return 0;
+  return std::atoi(phase.c_str() + prefix.size());
+}
+
 BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::TensorMap& values,
                           const RunSpec& spec) {
   BackendResult result;
@@ -301,10 +308,28 @@ BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::Te
   const std::vector<Tensor>& cotangents = backend.has_gradients() ? spec.cotangents : no_cotangents;
   result.phase = "prepare";
   try {
-    backend.prepare(graph, values);
+    const bool dynamic = graph.shape_set_count() > 1;
+    const ir::ShapeSetCase first =
+        dynamic ? ir::at_shape_set(graph, values, 0) : ir::ShapeSetCase{};
+    backend.prepare(dynamic ? first.graph : graph, dynamic ? first.values : values);
     for (int i = 0; i < spec.calls; ++i) {
       result.phase = "call " + std::to_string(i);
       result.calls.push_back(backend.call(cotangents));
+    }
+    for (std::size_t set = 1; set < graph.shape_set_count(); ++set) {
+      // A set the engine cannot derive is no case at all: no path runs it, none is judged.
+      ir::ShapeSetCase at;
+      try {
+        at = ir::at_shape_set(graph, values, set);
+      } catch (const Error&) {
+        break;
+      }
+      result.phase = "shape set " + std::to_string(set);
+      if (!backend.rebind(at.graph, at.values)) break;
+      const bool given = set - 1 < spec.shape_set_cotangents.size();
+      result.calls.push_back(backend.call(
+          given && !cotangents.empty() ? spec.shape_set_cotangents[set - 1] : no_cotangents));
+      result.calls.back().shape_set = static_cast<int>(set);
     }
     result.phase.clear();
   } catch (const std::bad_alloc&) {

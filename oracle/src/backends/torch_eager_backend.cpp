@@ -24,6 +24,11 @@ class TorchEagerBackend final : public Backend {
     values_ = values;
   }
 
+  bool rebind(const ir::Graph& graph, const ir::TensorMap& values) override {
+    prepare(graph, values);
+    return true;
+  }
+
   CallResult call(const std::vector<Tensor>& cotangents) override {
     TorchExecution run = run_torch_eager(graph_, values_, cotangents, cuda_);
     return CallResult{std::move(run.outputs), std::move(run.gradients)};

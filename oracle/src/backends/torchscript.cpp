@@ -252,6 +252,16 @@ class TorchScriptBackend final : public Backend {
     module_ = std::move(compiled);
   }
 
+  // The compiled module stays: TorchScript's profiling executor specializes to the shapes it
+  // saw and must take the new ones (re-specialization, or its fallback graph).
+  bool rebind(const ir::Graph& graph, const ir::TensorMap& values) override {
+    graph_ = graph;
+    for (ir::ValueId id : graph.inputs()) {
+      values_[graph.value(id).name] = ir::leaf_value(graph, values, id).contiguous().clone();
+    }
+    return true;
+  }
+
   CallResult call(const std::vector<Tensor>& cotangents) override {
     if (!module_) throw Error(name() + ": call() before a successful prepare()");
     const bool with_gradients = has_gradients() && !cotangents.empty();

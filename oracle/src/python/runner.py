@@ -4,6 +4,9 @@
 #    "package"}
 #       builds the emitted module on `device` ("cpu" or "cuda") and readies it for `mode`
 #       (below); answers compile seconds.
+#   {"op": "rebind", "values", "layouts"}
+#       dynamic shapes: later calls take these inputs (other shapes), without preparing again;
+#       the next call with gradients reads its cotangents file again.
 #   {"op": "call", "cotangents", "out", "gradients"}
 #       runs the prepared module on fresh copies of prepare's values, writes outputs and
 #       gradients (of the cotangents file, read once per case) to a safetensors file; answers
@@ -106,6 +109,12 @@ class Prepared:
         elif mode != "eager":
             raise ValueError("unknown mode '%s'" % mode)
 
+    def rebind(self, request):
+        for n, t in read_safetensors(request["values"]).items():
+            self.values[n] = t.to(self.device)
+        self.layouts = request.get("layouts", {})
+        self.cotangents = None
+
     def fresh_input(self, name):
         """A copy of the input's value, in the input's layout."""
         value = self.values["value/" + name]
@@ -164,6 +173,8 @@ def main():
                 prepared = Prepared(request)
             elif prepared is None:
                 raise RuntimeError("call before a successful prepare")
+            elif request["op"] == "rebind":
+                prepared.rebind(request)
             else:
                 prepared.call(request)
             answer = {"ok": True}

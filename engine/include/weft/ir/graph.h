@@ -45,12 +45,16 @@ struct Value {
   // project_to_layouts).
   Shape strides;
   std::int64_t storage_offset = 0;
+  // Inputs only, dynamic shapes: the input's shape in the case's later shape sets (sets 1, 2,
+  // ...: every path is called with set 0, then with each of these, without being rebuilt).
+  // Empty: the same shape in every set. Values of set k are stored as "name@k".
+  std::vector<Shape> shape_sets;
 
   bool has_layout() const { return !strides.empty(); }
 
   friend bool operator==(const Value& a, const Value& b) {
     return a.id == b.id && a.type == b.type && a.name == b.name && a.strides == b.strides &&
-           a.storage_offset == b.storage_offset;
+           a.storage_offset == b.storage_offset && a.shape_sets == b.shape_sets;
   }
   friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
 };
@@ -128,6 +132,10 @@ class Graph {
   // parameters are set from the case (`self.conv = nn.Conv2d(...)`), instead of calling F.*.
   bool nn_modules() const { return nn_modules_; }
   void set_nn_modules(bool value) { nn_modules_ = value; }
+  // Dynamic shapes: 1 + the most later shapes any input has (Value::shape_sets).
+  std::size_t shape_set_count() const;
+  // Every input back to its one shape (Value::shape_sets emptied).
+  void clear_shape_sets();
 
   friend bool operator==(const Graph& a, const Graph& b) {
     return a.values_ == b.values_ && a.nodes_ == b.nodes_ && a.inputs_ == b.inputs_ &&
@@ -167,9 +175,14 @@ std::string layout_problem(const Shape& shape, const Shape& strides, std::int64_
 // transpose, channels_last stays channels_last). Empty when the ranks differ.
 Shape relayout(const Shape& old_shape, const Shape& strides, const Shape& new_shape);
 
+// The key of input `name`'s value in shape set `set` of a dynamic-shape case: `name` for set
+// 0, "name@1", "name@2", ... after ('@' is not allowed in names, so keys never collide).
+std::string shape_set_key(const std::string& name, std::size_t set);
+
 // The program forms a case uses, by name, for campaign statistics and reports:
 // "forward-only", "nn-modules", "non-contiguous-input", "python-scalar", "memory-format",
-// "int-or-bool-input" (a leaf that is not floating), "cast". Sorted, no repeats.
+// "int-or-bool-input" (a leaf that is not floating), "cast", "dynamic-shapes". Sorted, no
+// repeats.
 std::vector<std::string> program_forms(const Graph& graph);
 
 }  // namespace weft::ir

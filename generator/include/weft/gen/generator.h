@@ -114,6 +114,9 @@ struct CaseOptions {
   double forward_only_rate = 0.2;
   double nn_modules_rate = 0.3;
   double layout_rate = 0.25;
+  // Dynamic shapes: the share of cases that carry later input shape sets (the same program at
+  // other shapes, from Z3; every path is called with each without being rebuilt).
+  double dynamic_shapes_rate = 0.2;
 };
 
 struct GeneratedCase {

@@ -42,4 +42,13 @@ struct ShrinkResult {
 
 ShrinkResult shrink_shapes(const ir::Graph& graph, const ShrinkOptions& options = {});
 
+// Dynamic shapes: other models of the same shape problem for the same program. Every node's
+// rule holds with its attributes and other choices exactly as they are (so the emitted program
+// does not change), parameters keep their shapes, and the inputs' dims move where the rules
+// let them: the first set wishes each dim one larger, the second one smaller (two larger for
+// dims under 3). Each proposal's leaf_shapes hold the inputs that change; at most `count`
+// proposals, all different, none equal to the graph's own shapes.
+std::vector<ShrunkGraph> other_shape_sets(const ir::Graph& graph, int count,
+                                          const ShrinkOptions& options = {});
+
 }  // namespace weft::gen

@@ -34,6 +34,9 @@ Outcome outcome_from_name(std::string_view name);  // throws weft::Error for unk
 struct CallResult {
   std::vector<Tensor> outputs;  // in graph.outputs() order
   ir::TensorMap gradients;      // by leaf name; empty when the call had no cotangents
+  // The case's shape set this call ran (weft/ir/shape_sets.h): 0, or a later one of a
+  // dynamic-shape case.
+  int shape_set = 0;
 };
 
 struct BackendResult {
@@ -43,7 +46,7 @@ struct BackendResult {
   // one). Crash/Timeout/OutOfMemory: what happened and the tail of the worker's stderr.
   // Unavailable: why.
   std::string message;
-  // Where it failed: "prepare", "call 0", "call 1", ...; empty when Ok.
+  // Where it failed: "prepare", "call 0", "call 1", ..., "shape set 1", ...; empty when Ok.
   std::string phase;
   std::vector<CallResult> calls;  // every call that completed
   double seconds = 0;             // prepare + calls, wall time
@@ -54,7 +57,14 @@ struct RunSpec {
   int calls = 3;  // compiled paths specialize after warm-up: compare every call
   // One per graph output; empty: forward only (no gradients).
   std::vector<Tensor> cotangents;
+  // A dynamic-shape case's later shape sets: after the calls above, one call per later set
+  // with its inputs (ir::at_shape_set), without preparing again; entry k - 1 holds set k's
+  // cotangents (empty when forward only).
+  std::vector<std::vector<Tensor>> shape_set_cotangents;
 };
+
+// The shape set a failed phase ran ("shape set 2" -> 2; "prepare", "call 1" -> 0).
+int shape_set_of_phase(const std::string& phase);
 
 class Backend {
  public:
@@ -75,10 +85,19 @@ class Backend {
   virtual void prepare(const ir::Graph& graph, const ir::TensorMap& values) = 0;
   // One call on the prepared graph with fresh copies of the values. Throws on failure.
   virtual CallResult call(const std::vector<Tensor>& cotangents) = 0;
+  // Dynamic shapes: the next calls take these inputs (of other shapes; `graph` is the case at
+  // them, parameters unchanged), and the path is not prepared again. False: the path runs the
+  // first shape set only (an export traced at static shapes); throws when it refuses them.
+  virtual bool rebind(const ir::Graph& graph, const ir::TensorMap& values) {
+    (void)graph;
+    (void)values;
+    return false;
+  }
 };
 
-// prepare + spec.calls calls, timing them and catching every exception into the result.
-// An unavailable backend is not run (Outcome::Unavailable with its reason).
+// prepare + spec.calls calls, then one call per later shape set of a dynamic-shape case,
+// timing them and catching every exception into the result. An unavailable backend is not run
+// (Outcome::Unavailable with its reason).
 BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::TensorMap& values,
                           const RunSpec& spec);
 

@@ -20,6 +20,9 @@ enum class FaultKind {
   PerturbSmall,   // "perturb-small": outputs × (1 + 1e-3): just beyond float32 rounding
   PerturbLarge,   // "perturb-large": outputs × 1.5 + 1
   WrongGradient,  // "wrong-gradient": forward exact, gradient through the op × 1.5
+  // "recompile": right at the first shape set, perturb-large's outputs once called with a later
+  // one without being prepared again (a dynamic-shape bug)
+  Recompile,
 };
 
 std::string_view fault_kind_name(FaultKind kind);

@@ -58,6 +58,9 @@ struct Finding {
   // Other paths of the same PyTorch that show the same finding: folded into eager's, since
   // a compiled path gets a bucket of its own only where eager is right.
   std::vector<std::string> also;
+  // A dynamic-shape case: the shape set (1, 2, ...) at which the finding shows, when it does not
+  // at set 0 (the path was prepared at set 0 and then called at this one).
+  std::optional<int> shape_set;
 };
 
 // A case eager PyTorch refuses for want of a kernel ("not implemented for 'Long'", "not

@@ -98,6 +98,12 @@ class Oracle {
   bool gradients(const ir::Graph& graph) const {
     return options_.gradients && graph.requires_grad();
   }
+  // The cotangents of every shape set (none for a forward-only case) and the call count.
+  RunSpec run_spec(const ir::Graph& graph, const ir::TensorMap& values) const;
+  // The verdict on the results of every path: a dynamic-shape case's sets are judged each at
+  // its own shapes and merged (a later set adds only paths not yet at fault).
+  Verdict judge_case(const ir::Graph& graph, const ir::TensorMap& values,
+                     const std::vector<BackendResult>& results, const RunSpec& spec) const;
   // Runs a node-alone graph (VjpGraph, oracle/src/vjp.h) on the reference, the float32 engine
   // and `backend`, and judges it; nullopt when no worker could run it.
   std::optional<Verdict> judge_alone(const VjpGraph& problem, const std::string& backend,
