@@ -1017,14 +1017,14 @@ class VerdictReader {
     finding.op = string(object, pointer, "op");
     auto call = object.find("call");
     if (call != object.end() && !call->is_null()) {
-      if (!call->is_number_unsigned()) {
+      if (!call->is_number_integer() || call->get<std::int64_t>() < 0) {
         fail(child(pointer, "call"), "expected a call index, got " + describe(*call));
       }
       finding.call = call->get<int>();
     }
     auto shape_set = object.find("shape_set");
     if (shape_set != object.end() && !shape_set->is_null()) {
-      if (!shape_set->is_number_unsigned()) {
+      if (!shape_set->is_number_integer() || shape_set->get<std::int64_t>() < 0) {
         fail(child(pointer, "shape_set"),
              "expected a shape set index, got " + describe(*shape_set));
       }

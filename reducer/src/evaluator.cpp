@@ -132,7 +132,14 @@ std::optional<Accepted> Evaluator::first_showing(const std::vector<Candidate>& c
     std::vector<std::size_t> keys;
     while (next < candidates.size() && batch.size() < oracles_.size()) {
       const Case& c = candidates[next].edited;
-      const std::size_t k = key(c);
+      std::size_t k = 0;
+      try {
+        k = key(c);  // writes graph.json text, which validates the graph
+      } catch (const std::exception&) {
+        ++rejected_locally_;
+        ++next;
+        continue;
+      }
       if (rejected_.count(k) != 0) {
         ++cache_hits_;
       } else if (!runs_on_engine(c)) {

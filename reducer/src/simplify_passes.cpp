@@ -12,6 +12,7 @@
 #include "weft/gen/shrink.h"
 #include "weft/ir/op_schema.h"
 #include "weft/ir/shape_sets.h"
+#include "weft/ir/validate.h"
 
 namespace weft::reduce {
 
@@ -24,6 +25,8 @@ std::optional<Case> edited(const Case& c, Edit edit) {
   try {
     edit(result);
     retype(result.graph, result.values);
+    // A shape edit can leave a dynamic-shape input's later sets at another rank.
+    ir::validate(result.graph);
   } catch (const std::exception&) {
     return std::nullopt;
   }

@@ -57,8 +57,10 @@ oracle::Symptom symptom_of(FaultKind kind) {
 // A random 20-node model with a fault planted on the op of one of its nodes (chosen by the
 // seed), and the finding the oracle reports for it; nothing when the fault does not show (the
 // faulty op's value never reaches an output, say).
-std::optional<Planted> plant(gen::Generator& generator, std::uint64_t seed, FaultKind kind) {
+std::optional<Planted> plant(gen::Generator& generator, std::uint64_t seed, FaultKind kind,
+                             double dynamic_shapes_rate = 0.2) {
   gen::CaseOptions options;
+  options.dynamic_shapes_rate = dynamic_shapes_rate;
   options.generator.seed = seed;
   options.generator.nodes = 20;
   const gen::GeneratedCase generated = gen::generate_case(generator, options);
@@ -185,6 +187,45 @@ TEST(Reducer, FormsTheFindingDoesNotNeedAreDroppedAndForwardOnlyStays) {
     ++reduced;
   }
   EXPECT_EQ(reduced, 3);
+}
+
+// A bug that shows only once the shapes change keeps the case's shape sets through every pass;
+// one that shows at the first shapes loses them.
+TEST(Reducer, ADynamicShapeBugKeepsItsShapeSetsAndOthersLoseThem) {
+  gen::Generator generator;
+  int kept = 0;
+  int dropped = 0;
+  for (std::uint64_t seed = 1; (kept < 2 || dropped < 1) && seed < 80; ++seed) {
+    const bool dynamic_bug = kept < 2;
+    std::optional<Planted> p =
+        plant(generator, seed, dynamic_bug ? FaultKind::Recompile : FaultKind::PerturbLarge, 1.0);
+    if (!p || p->graph.shape_set_count() == 1) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + p->finding.signature);
+    EXPECT_EQ(p->finding.shape_set.has_value(), dynamic_bug);
+    const ReduceResult result = reduce_case(p->graph, p->values, p->finding, reduce_options());
+    ASSERT_EQ(result.status, ReduceStatus::Reduced);
+    EXPECT_NO_THROW(ir::validate(result.graph));
+    EXPECT_TRUE(still_shows(result, p->finding));
+    if (dynamic_bug) {
+      EXPECT_GT(result.graph.shape_set_count(), 1u);
+      EXPECT_LE(result.nodes_after, 2u);
+      for (ir::ValueId id : result.graph.inputs()) {
+        const ir::Value& input = result.graph.value(id);
+        for (std::size_t k = 1; k <= input.shape_sets.size(); ++k) {
+          EXPECT_EQ(result.values.count(ir::shape_set_key(input.name, k)), 1u) << input.name;
+        }
+      }
+      ++kept;
+    } else {
+      EXPECT_EQ(result.graph.shape_set_count(), 1u);
+      for (const auto& [name, value] : result.values) {
+        EXPECT_EQ(name.find('@'), std::string::npos) << name;
+      }
+      ++dropped;
+    }
+  }
+  EXPECT_EQ(kept, 2);
+  EXPECT_EQ(dropped, 1);
 }
 
 // Appends gelu -> permute (dims reversed) to the last float32 value of rank >= 2: LibTorch

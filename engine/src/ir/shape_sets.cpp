@@ -23,8 +23,20 @@ ShapeSetCase at_shape_set(const Graph& graph, const TensorMap& values, std::size
       if (input.has_layout()) input.strides = relayout(input.type.shape, input.strides, shape);
       input.type.shape = shape;
     }
-    const auto found = values.find(shape_set_key(input.name, input.shape_sets.empty() ? 0 : set));
-    if (found != values.end()) result.values[input.name] = found->second;
+    const std::string key = shape_set_key(input.name, input.shape_sets.empty() ? 0 : set);
+    const auto found = values.find(key);
+    if (found != values.end()) {
+      const Tensor& value = found->second;
+      if (set > 0 && (value.sizes() != input.type.shape || value.dtype() != input.type.dtype)) {
+        throw Error("shape set " + std::to_string(set) + ": value '" + key + "' is " +
+                    dtype_name(value.dtype()) + shape_str(value.sizes()) +
+                    ", but the set declares " + to_string(input.type));
+      }
+      result.values[input.name] = value;
+    } else if (set > 0) {
+      throw Error("shape set " + std::to_string(set) + ": input '" + input.name +
+                  "' has no value '" + key + "'");
+    }
   }
   plain.clear_shape_sets();
   for (ValueId id : plain.parameters()) {
