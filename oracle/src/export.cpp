@@ -3,6 +3,7 @@
 #include "weft/oracle/export.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -140,12 +141,12 @@ std::string compile_expression(const std::string& backend) {
   if (backend == "torch2-inductor" || backend == "torch2-inductor-cuda") return "torch.compile(m)";
   if (backend == "torch2-dynamic") return "torch.compile(m, dynamic=True)";
   if (backend == "torch2-aot-eager") return "torch.compile(m, backend=\"aot_eager\")";
-  if (backend == "torch2-export") return "torch.export.export(m, example()).module()";
+  if (backend == "torch2-export") return "exported(m).module()";
   if (backend == "torch2-aoti-python" || backend == "torch2-aoti" ||
       backend == "torch2-aoti-cuda") {
     // weft's torch2-aoti paths load the package from C++; Python's loader runs the same code.
     return "torch._inductor.aoti_load_package(torch._inductor.aoti_compile_and_package("
-           "torch.export.export(m, example())))";
+           "exported(m)))";
   }
   if (backend == "torchscript" || backend == "torchscript-nnc" || backend == "torchscript-legacy") {
     return "torch.jit.script(m)";
@@ -179,10 +180,9 @@ std::string fuser_setup(const std::string& backend) {
   return "";
 }
 
-// Paths called again at other shapes without being built again (Backend::rebind): not the
-// exported ones, traced at the first shapes.
-bool path_takes_shape_sets(const std::string& backend) {
-  return backend != "torch2-export" && backend.find("-aoti") == std::string::npos;
+// The paths built from torch.export (export_at_shape_sets in dynamic_export.py).
+bool is_export_path(const std::string& backend) {
+  return backend == "torch2-export" || backend.find("-aoti") != std::string::npos;
 }
 
 bool path_has_gradients(const std::string& backend) {
@@ -291,6 +291,10 @@ def main():
         shapes = [o.shape for o in reference_model(*example(torch.float64, shape_set))]
         cotangents = [torch.rand(s, generator=generator, dtype=torch.float64) * 2 - 1
                       for s in shapes]
+        if shape_set > 0 and not RUNS_SHAPE_SETS[shape_set - 1]:
+            print("shape set %d: not called (the export specialized a dim that changes)"
+                  % shape_set)
+            continue
         reference = run(reference_model, torch.float64, cotangents, shape_set)
         eager = run(eager_model, torch.float32, cotangents, shape_set)
         try:
@@ -419,7 +423,14 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
   }
   text += "LAYOUTS = {" + layouts + "}  # input: (strides, storage offset)\n";
   // Dynamic shapes: the later shape sets the path is called with (not rebuilt), and their layouts.
-  const std::size_t shape_sets = path_takes_shape_sets(backend) ? graph.shape_set_count() : 1;
+  const std::size_t shape_sets = graph.shape_set_count();
+  std::string input_shape_sets;
+  for (ir::ValueId id : graph.inputs()) {
+    const ir::Value& leaf = graph.value(id);
+    if (leaf.shape_sets.empty()) continue;
+    input_shape_sets += fmt::format("{}{}: {}", input_shape_sets.empty() ? "" : ", ",
+                                    quoted(leaf.name), nlohmann::json(leaf.shape_sets).dump());
+  }
   std::string later_layouts;
   for (std::size_t set = 1; set < shape_sets; ++set) {
     std::string entries;
@@ -436,6 +447,8 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
     later_layouts += (later_layouts.empty() ? "{" : ", {") + entries + "}";
   }
   text += fmt::format("SHAPE_SETS = {}\n", shape_sets);
+  text += "INPUT_SHAPE_SETS = {" + input_shape_sets + "}  # input: its shapes at the later sets\n";
+  text += "RUNS_SHAPE_SETS = [True] * (SHAPE_SETS - 1)  # an export may specialize a dim\n";
   text += "SHAPE_SET_LAYOUTS = [" + later_layouts + "]  # per later shape set\n";
   text += std::string("REQUIRES_GRAD = ") + (graph.requires_grad() ? "True" : "False") + "\n";
   text += "PARAMETERS = " + python_list(parameters) + "\n";
@@ -450,8 +463,18 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
   text += std::string("GRADIENTS = ") +
           (path_has_gradients(backend) && graph.requires_grad() ? "True" : "False") + "\n";
   text += "CANDIDATE_CLASS = " + candidate + "\n\n\n";
+  if (is_export_path(backend)) {
+    text +=
+        "def exported(m):\n"
+        "    \"\"\"torch.export with the dims that change across shape sets dynamic.\"\"\"\n"
+        "    program, RUNS_SHAPE_SETS[:] = export_at_shape_sets(m, example(), INPUTS, "
+        "INPUT_SHAPE_SETS)\n"
+        "    return program\n\n\n";
+  }
   text += "def make_path(m):\n    return " + compile + "\n\n";
-  text += "\n\n" + std::string(kLaidOutPython) + kCheck;
+  text += "\n\n" + std::string(kLaidOutPython);
+  if (is_export_path(backend)) text += "\n\n" + std::string(kDynamicExportPython);
+  text += kCheck;
   return text;
 }
 

@@ -21,6 +21,7 @@
 #include "weft/oracle/backend.h"
 #include "weft/oracle/export.h"
 #include "weft/oracle/oracle.h"
+#include "weft/oracle/torch_info.h"
 
 namespace weft::oracle {
 namespace {
@@ -84,7 +85,7 @@ CaseReport check(const std::vector<std::string>& paths, bool requires_grad,
   return oracle.check(c.graph, c.values);
 }
 
-// Every path ran every shape set (the exported ones only the first) and agrees at each.
+// Every path ran every shape set and agrees at each.
 void expect_agreement(const std::vector<std::string>& paths, bool requires_grad,
                       double time_limit = 60) {
   const CaseReport report = check(paths, requires_grad, time_limit);
@@ -92,13 +93,11 @@ void expect_agreement(const std::vector<std::string>& paths, bool requires_grad,
   for (const BackendResult& result : report.results) {
     if (result.outcome == Outcome::Unavailable) continue;
     ASSERT_EQ(result.outcome, Outcome::Ok) << result.backend << ": " << result.message;
-    const bool exported =
-        result.backend == "torch2-export" || result.backend.find("-aoti") != std::string::npos;
     std::vector<int> sets;
     for (const CallResult& call : result.calls) {
       if (call.shape_set > 0) sets.push_back(call.shape_set);
     }
-    EXPECT_EQ(sets, exported ? std::vector<int>{} : (std::vector<int>{1, 2})) << result.backend;
+    EXPECT_EQ(sets, (std::vector<int>{1, 2})) << result.backend;
     for (const CallResult& call : result.calls) {
       if (call.shape_set == 0 || call.outputs.empty()) continue;
       const std::int64_t rows = call.shape_set == 1 ? 3 : 5;
@@ -146,9 +145,12 @@ TEST(DynamicShapes, PyTorch2PathsAgreeAtEveryShapeSet) {
   const std::string reason = make_backend("torch2-eager")->unavailable_reason();
   if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
   // Inductor recompiles at the second set and marks the changed dim dynamic; the third set runs
-  // that dynamic kernel. The export is traced at the first shapes and runs them only.
-  expect_agreement({"torch2-eager", "torch2-inductor", "torch2-dynamic", "torch2-export"}, true,
-                   300);
+  // that dynamic kernel. The export marks the dim that changes Dim.AUTO and keeps it dynamic.
+  std::vector<std::string> paths = {"torch2-eager", "torch2-inductor", "torch2-dynamic",
+                                    "torch2-export", "torch2-aoti-python"};
+  // The C++ loader of the same package, in the build against LibTorch 2.x.
+  if (torch_major() == 2) paths.emplace_back("torch2-aoti");
+  expect_agreement(paths, true, 300);
 }
 
 TEST(DynamicShapes, ABugAfterTheShapesChangeIsADynamicShapeFinding) {
@@ -187,8 +189,10 @@ TEST(DynamicShapes, TheReproCallsThePathAtEveryShapeSet) {
             std::string::npos)
       << repro;
   options.backend = "torch2-export";
-  EXPECT_NE(export_python_script(c.graph, c.values, options).find("SHAPE_SETS = 1"),
-            std::string::npos);
+  const std::string exported = export_python_script(c.graph, c.values, options);
+  EXPECT_NE(exported.find("INPUT_SHAPE_SETS = {'x': [[3,4],[5,4]]}"), std::string::npos)
+      << exported;
+  EXPECT_NE(exported.find("def export_at_shape_sets("), std::string::npos);
   if (std::system("/usr/bin/python3 -c 'import torch' > /dev/null 2>&1") != 0) {
     GTEST_SKIP() << "Debian's python3 has no torch to run the repro with";
   }

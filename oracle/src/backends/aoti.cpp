@@ -57,6 +57,17 @@ class AotiBackend final : public Backend {
       inputs_.emplace_back(graph.value(id), ir::leaf_value(graph, values, id));
     }
     outputs_ = graph.outputs().size();
+    rebinds_ = 0;
+  }
+
+  // Dynamic shapes: the package runs later sets where its export kept the changing dims dynamic.
+  bool rebind(const ir::Graph& graph, const ir::TensorMap& values) override {
+    if (!packager_->runs_shape_set(++rebinds_)) return false;
+    inputs_.clear();
+    for (ir::ValueId id : graph.inputs()) {
+      inputs_.emplace_back(graph.value(id), ir::leaf_value(graph, values, id));
+    }
+    return true;
   }
 
   CallResult call(const std::vector<Tensor>&) override {
@@ -86,6 +97,7 @@ class AotiBackend final : public Backend {
   // The graph's inputs with their values, in order; parameters are in the package.
   std::vector<std::pair<ir::Value, Tensor>> inputs_;
   std::size_t outputs_ = 0;
+  std::size_t rebinds_ = 0;  // later shape sets called since prepare()
   double compile_seconds_ = 0;
 };
 

@@ -36,6 +36,9 @@ class AotiPackager {
   // The .pt2 package's path, valid until the next call; throws the runner's error.
   virtual std::string package(const ir::Graph& graph, const ir::TensorMap& values) = 0;
   virtual double compile_seconds() const = 0;  // of the last package()
+  // Dynamic shapes: whether the last package takes later shape set `set` (its export kept the
+  // dims that change dynamic).
+  virtual bool runs_shape_set(std::size_t set) const = 0;
 };
 std::unique_ptr<AotiPackager> make_aoti_packager(bool cuda);
 

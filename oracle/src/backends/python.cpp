@@ -256,14 +256,34 @@ class PythonBackend final : public Backend {
     for (ir::ValueId id : graph_.parameters()) {
       request["parameters"].push_back(graph_.value(id).name);
     }
-    answer_of(request);
+    // Dynamic shapes: what an export marks dynamic, and which later sets its program takes.
+    request["shape_sets"] = nlohmann::json::object();
+    for (ir::ValueId id : graph_.inputs()) {
+      const ir::Value& leaf = graph_.value(id);
+      if (!leaf.shape_sets.empty()) request["shape_sets"][leaf.name] = leaf.shape_sets;
+    }
+    rebinds_ = 0;
+    runs_shape_sets_.clear();
+    const nlohmann::json answer = answer_of(request);
+    if (const auto it = answer.find("runs_shape_sets"); it != answer.end() && it->is_array()) {
+      for (const nlohmann::json& runs : *it) runs_shape_sets_.push_back(runs.is_boolean() && runs);
+    }
   }
 
-  // Dynamic shapes: the runner's module (torch.compile's, which recompiles or runs its dynamic
-  // graph) takes the new inputs. An exported program was traced at the first shapes.
-  bool rebind(const ir::Graph& graph, const ir::TensorMap& values) override {
+  // Whether later shape set `set` can be called: always for the modes that are not exported;
+  // for an export, when its program kept the dims that change dynamic (runner.py).
+  bool runs_shape_set(std::size_t set) const {
     const std::string_view mode = path_.mode;
-    if (mode == "export" || mode == "aoti-python" || mode == "aoti-package") return false;
+    if (mode != "export" && mode != "aoti-python" && mode != "aoti-package") return true;
+    return set >= 1 && set <= runs_shape_sets_.size() && runs_shape_sets_[set - 1];
+  }
+
+  // Dynamic shapes: the runner's module takes the new inputs (torch.compile recompiles or runs
+  // its dynamic graph; an export runs its program, where it kept the changing dims dynamic).
+  bool rebind(const ir::Graph& graph, const ir::TensorMap& values) override {
+    if (!runs_shape_set(++rebinds_) || path_.mode == std::string_view("aoti-package")) {
+      return false;
+    }
     graph_ = graph;
     cotangents_written_ = false;
     nlohmann::json request;
@@ -330,12 +350,13 @@ class PythonBackend final : public Backend {
     return path;
   }
 
-  void answer_of(const nlohmann::json& request) {
-    const nlohmann::json answer = exchange(request.dump());
+  nlohmann::json answer_of(const nlohmann::json& request) {
+    nlohmann::json answer = exchange(request.dump());
     compile_seconds_ += answer.value("compile_seconds", 0.0);
     if (!answer.value("ok", false)) {
       throw Error("python: " + answer.value("error", std::string("?")));
     }
+    return answer;
   }
 
   void start() {
@@ -374,7 +395,8 @@ class PythonBackend final : public Backend {
     for (std::string& variable : environment) envp.push_back(variable.data());
     envp.push_back(nullptr);
     std::string dash_c = "-c";
-    std::string code = std::string(kLaidOutPython) + "\n\n" + kPythonRunner;
+    std::string code =
+        std::string(kLaidOutPython) + "\n\n" + kDynamicExportPython + "\n\n" + kPythonRunner;
     std::array<char*, 4> argv{const_cast<char*>(python.c_str()), dash_c.data(), code.data(),
                               nullptr};
     pid_t pid = -1;
@@ -442,6 +464,8 @@ class PythonBackend final : public Backend {
   PythonPath path_;
   double compile_seconds_ = 0;
   bool cotangents_written_ = false;
+  std::size_t rebinds_ = 0;            // later shape sets called since prepare()
+  std::vector<bool> runs_shape_sets_;  // per later set, from an export's prepare
   ir::Graph graph_;
   std::string directory_;
   pid_t pid_ = -1;
@@ -462,6 +486,7 @@ class PythonAotiPackager final : public AotiPackager {
     return runner_.package_path();
   }
   double compile_seconds() const override { return runner_.compile_seconds(); }
+  bool runs_shape_set(std::size_t set) const override { return runner_.runs_shape_set(set); }
 
  private:
   PythonBackend runner_;

@@ -308,10 +308,13 @@ BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::Te
   const std::vector<Tensor>& cotangents = backend.has_gradients() ? spec.cotangents : no_cotangents;
   result.phase = "prepare";
   try {
-    const bool dynamic = graph.shape_set_count() > 1;
-    const ir::ShapeSetCase first =
-        dynamic ? ir::at_shape_set(graph, values, 0) : ir::ShapeSetCase{};
-    backend.prepare(dynamic ? first.graph : graph, dynamic ? first.values : values);
+    // A dynamic-shape case is prepared with its later sets in view (an export marks the dims
+    // that change dynamic) and called at the first shapes, with the first set's values.
+    if (graph.shape_set_count() > 1) {
+      backend.prepare(graph, ir::at_shape_set(graph, values, 0).values);
+    } else {
+      backend.prepare(graph, values);
+    }
     for (int i = 0; i < spec.calls; ++i) {
       result.phase = "call " + std::to_string(i);
       result.calls.push_back(backend.call(cotangents));

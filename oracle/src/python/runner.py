@@ -1,9 +1,11 @@
 # The python backends' server (weft/oracle/src/backends/python.cpp embeds this file): reads
 # one JSON request per line on stdin and answers one JSON line on stdout.
 #   {"op": "prepare", "source", "mode", "device", "values", "inputs", "layouts", "parameters",
-#    "package"}
+#    "package", "shape_sets"}
 #       builds the emitted module on `device` ("cpu" or "cuda") and readies it for `mode`
-#       (below); answers compile seconds.
+#       (below); answers compile seconds. `shape_sets` (dynamic shapes): per input that changes,
+#       its shapes at the later sets; the export modes mark the dims that change Dim.AUTO and
+#       answer "runs_shape_sets", per later set whether the program takes its shapes.
 #   {"op": "rebind", "values", "layouts"}
 #       dynamic shapes: later calls take these inputs (other shapes), without preparing again;
 #       the next call with gradients reads its cotangents file again.
@@ -96,18 +98,27 @@ class Prepared:
         self.run = model
         self.owner = model  # the module whose parameters the run reads
         example = tuple(self.fresh_input(n) for n in self.inputs)
+        self.shape_sets = request.get("shape_sets", {})
+        self.runs_shape_sets = []
         if mode in ("inductor", "inductor-dynamic", "aot_eager"):
             self.run = torch.compile(model, backend="aot_eager" if mode == "aot_eager" else
                                      "inductor", dynamic=True if mode == "inductor-dynamic" else None)
         elif mode == "export":
-            self.run = self.owner = torch.export.export(model, example).module()
+            self.run = self.owner = self.export(model, example).module()
         elif mode in ("aoti-python", "aoti-package"):
             # The package holds the parameters as constants: each call's values are the same.
-            path = torch._inductor.aoti_compile_and_package(torch.export.export(model, example),
+            path = torch._inductor.aoti_compile_and_package(self.export(model, example),
                                                             package_path=request["package"])
             self.run = torch._inductor.aoti_load_package(path) if mode == "aoti-python" else None
         elif mode != "eager":
             raise ValueError("unknown mode '%s'" % mode)
+
+    def export(self, model, example):
+        """torch.export of the model; with later shape sets, the dims that change are Dim.AUTO
+        (export_at_shape_sets: from dynamic_export.py, which python.cpp runs ahead of this)."""
+        program, self.runs_shape_sets = export_at_shape_sets(model, example, self.inputs,
+                                                             self.shape_sets)
+        return program
 
     def rebind(self, request):
         for n, t in read_safetensors(request["values"]).items():
@@ -178,6 +189,8 @@ def main():
             else:
                 prepared.call(request)
             answer = {"ok": True}
+            if request["op"] == "prepare":
+                answer["runs_shape_sets"] = prepared.runs_shape_sets
         except Exception as e:  # the path's failure is the answer
             message = str(e).strip().split("\n")[0]
             answer = {"ok": False, "error": "%s: %s" % (type(e).__name__, message)}

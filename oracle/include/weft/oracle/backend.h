@@ -81,13 +81,16 @@ class Backend {
   // Seconds of the last prepare + calls spent compiling (torch.compile's Dynamo + Inductor).
   virtual double compile_seconds() const { return 0; }
   // Builds what the path needs for `graph` (a compiled module, ...) and keeps `values`.
-  // Throws (any std::exception) when the path refuses the graph.
+  // A dynamic-shape case comes with its later shape sets (Value::shape_sets) and the first
+  // set's values: the calls run the first set, rebind() moves to the others. Throws (any
+  // std::exception) when the path refuses the graph.
   virtual void prepare(const ir::Graph& graph, const ir::TensorMap& values) = 0;
   // One call on the prepared graph with fresh copies of the values. Throws on failure.
   virtual CallResult call(const std::vector<Tensor>& cotangents) = 0;
   // Dynamic shapes: the next calls take these inputs (of other shapes; `graph` is the case at
   // them, parameters unchanged), and the path is not prepared again. False: the path runs the
-  // first shape set only (an export traced at static shapes); throws when it refuses them.
+  // first shape set only (an export whose program specialized a changing dim); throws when it
+  // refuses them.
   virtual bool rebind(const ir::Graph& graph, const ir::TensorMap& values) {
     (void)graph;
     (void)values;
