@@ -774,6 +774,14 @@ Verdict judge(const ir::Graph& graph, const std::vector<BackendResult>& results,
     summary.compile_seconds = result.compile_seconds;
     verdict.backends.push_back(std::move(summary));
   }
+  for (const BackendResult& result : results) {
+    for (const CallResult& call : result.calls) {
+      if (call.shape_set != 0) {
+        throw Error("judge: " + result.backend + " ran later shape sets of a dynamic-shape " +
+                    "case; judge_run (weft/oracle/oracle.h) judges each at its own shapes");
+      }
+    }
+  }
   if (!ref) {
     throw Error(std::string("judge: no result of the reference path '") + kReferenceBackend +
                 "' among " + std::to_string(results.size()) + " results");

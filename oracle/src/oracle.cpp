@@ -42,7 +42,9 @@ std::vector<BackendResult> results_at_shape_set(const std::vector<BackendResult>
     copy.seconds = result.seconds;
     copy.compile_seconds = result.compile_seconds;
     for (const CallResult& call : result.calls) {
-      if (call.shape_set == set) copy.calls.push_back(call);
+      if (call.shape_set != set) continue;
+      copy.calls.push_back(call);
+      copy.calls.back().shape_set = 0;  // the set's plain case, as judge() takes it
     }
     const int failed_at = result.outcome == Outcome::Ok || result.outcome == Outcome::Unavailable
                               ? -1
@@ -409,16 +411,17 @@ Oracle::Oracle(OracleOptions options) : options_(std::move(options)), worker_(op
   }
 }
 
-RunSpec Oracle::run_spec(const ir::Graph& graph, const ir::TensorMap& values) const {
+RunSpec make_run_spec(const ir::Graph& graph, const ir::TensorMap& values, int calls,
+                      bool gradients, std::uint64_t cotangent_seed) {
   RunSpec spec;
-  spec.calls = options_.calls;
-  if (!gradients(graph)) return spec;
-  spec.cotangents = ir::random_cotangents(graph, options_.cotangent_seed);
+  spec.calls = calls;
+  if (!gradients) return spec;
+  spec.cotangents = ir::random_cotangents(graph, cotangent_seed);
   for (std::size_t set = 1; set < graph.shape_set_count(); ++set) {
     std::vector<Tensor>& cotangents = spec.shape_set_cotangents.emplace_back();
     try {
-      cotangents = ir::random_cotangents(ir::at_shape_set(graph, values, set).graph,
-                                         options_.cotangent_seed + set);
+      cotangents =
+          ir::random_cotangents(ir::at_shape_set(graph, values, set).graph, cotangent_seed + set);
     } catch (const Error&) {
       // A set the engine cannot derive is not run (run_backend stops there).
     }
@@ -426,12 +429,15 @@ RunSpec Oracle::run_spec(const ir::Graph& graph, const ir::TensorMap& values) co
   return spec;
 }
 
-Verdict Oracle::judge_case(const ir::Graph& graph, const ir::TensorMap& values,
-                           const std::vector<BackendResult>& results, const RunSpec& spec) const {
+Verdict judge_run(const ir::Graph& graph, const ir::TensorMap& values,
+                  const std::vector<BackendResult>& results, const RunSpec& spec,
+                  const JudgeOptions& options) {
   if (graph.shape_set_count() == 1) {
     Verdict verdict =
-        judge(graph, results, with_case_rules(options_.judge, graph, values, spec.cotangents));
-    if (gradients(graph)) blame_the_reference(graph, values, spec.cotangents, results, verdict);
+        judge(graph, results, with_case_rules(options, graph, values, spec.cotangents));
+    if (!spec.cotangents.empty()) {
+      blame_the_reference(graph, values, spec.cotangents, results, verdict);
+    }
     return verdict;
   }
   // Dynamic shapes: each set is judged at its own shapes, against the reference at them.
@@ -457,7 +463,7 @@ Verdict Oracle::judge_case(const ir::Graph& graph, const ir::TensorMap& values,
                  : (set - 1 < spec.shape_set_cotangents.size() ? spec.shape_set_cotangents[set - 1]
                                                                : no_cotangents);
     Verdict at_set =
-        judge(at.graph, ran, with_case_rules(options_.judge, at.graph, at.values, cotangents));
+        judge(at.graph, ran, with_case_rules(options, at.graph, at.values, cotangents));
     if (!cotangents.empty()) blame_the_reference(at.graph, at.values, cotangents, ran, at_set);
     if (set == 0) {
       verdict = std::move(at_set);
@@ -474,6 +480,15 @@ Verdict Oracle::judge_case(const ir::Graph& graph, const ir::TensorMap& values,
     }
   }
   return verdict;
+}
+
+RunSpec Oracle::run_spec(const ir::Graph& graph, const ir::TensorMap& values) const {
+  return make_run_spec(graph, values, options_.calls, gradients(graph), options_.cotangent_seed);
+}
+
+Verdict Oracle::judge_case(const ir::Graph& graph, const ir::TensorMap& values,
+                           const std::vector<BackendResult>& results, const RunSpec& spec) const {
+  return judge_run(graph, values, results, spec, options_.judge);
 }
 
 CaseReport Oracle::check(const ir::Graph& graph, const ir::TensorMap& given_values) {

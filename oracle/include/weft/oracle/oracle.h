@@ -42,6 +42,19 @@ JudgeOptions with_tie_rule(JudgeOptions options, const ir::Graph& graph,
 JudgeOptions with_case_rules(JudgeOptions options, const ir::Graph& graph,
                              const ir::TensorMap& values, const std::vector<Tensor>& cotangents);
 
+// What every path of a case runs: `calls` calls and, with `gradients`, random cotangents (of
+// `cotangent_seed`; seed + k for later shape set k of a dynamic-shape case).
+RunSpec make_run_spec(const ir::Graph& graph, const ir::TensorMap& values, int calls,
+                      bool gradients, std::uint64_t cotangent_seed);
+
+// The verdict on every path's run of a case (run_backend with `spec`): judge() with the case's
+// rules, the reference blamed where finite differences side with eager, and a dynamic-shape
+// case's sets each judged at their own shapes and merged (a later set adds only the paths not
+// yet at fault, as dynamic-shape findings).
+Verdict judge_run(const ir::Graph& graph, const ir::TensorMap& values,
+                  const std::vector<BackendResult>& results, const RunSpec& spec,
+                  const JudgeOptions& options);
+
 struct OracleOptions {
   std::vector<std::string> backends = default_backends();
   WorkerOptions worker;
