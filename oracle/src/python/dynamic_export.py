@@ -22,7 +22,8 @@ def export_at_shape_sets(model, example, inputs, shape_sets):
             specs.append(changing or None)
         try:
             program = torch.export.export(model, example, dynamic_shapes=tuple(specs))
-            return program, [takes_shapes(program, example, inputs, shape_sets, k)
+            return program, [takes_shapes(program, example, inputs, shape_sets, k) and
+                             passes_guards(program, example, inputs, shape_sets, k)
                              for k in range(count)]
         except Exception:  # the static export below decides whether the path runs at all
             pass
@@ -56,4 +57,28 @@ def takes_shapes(program, example, inputs, shape_sets, k):
         limits = program.range_constraints.get(symbol)
         if limits is not None and not (limits.lower <= new and new <= limits.upper):
             return False
+    return True
+
+
+# How the exported program's own checks word a refusal of its input shapes: its input
+# constraints and the runtime asserts it keeps on sizes.
+GUARD_WORDS = ("Guard failed", "Expected input", "not in range", "Runtime assertion",
+               "inline constraint")
+
+
+def passes_guards(program, example, inputs, shape_sets, k):
+    """Whether the program's own checks accept the input shapes of later set k + 1 (a symbol
+    can stay free and still be asserted on, e.g. an output size of a pooling): a call on
+    stand-in values of those shapes (ones; zeros for integers and bools). A failure in other
+    words counts as accepted: the real call decides."""
+    args = []
+    for name, value in zip(inputs, example):
+        shape = shape_sets[name][k] if name in shape_sets else list(value.shape)
+        fill = 1 if value.is_floating_point() else 0
+        args.append(torch.full(shape, fill, dtype=value.dtype, device=value.device))
+    try:
+        with torch.no_grad():
+            program.module()(*args)
+    except Exception as e:  # noqa: BLE001 (every refusal is sorted by its words)
+        return not any(word in str(e) for word in GUARD_WORDS)
     return True
