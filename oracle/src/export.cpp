@@ -248,7 +248,7 @@ def run(model, dtype, cotangents, shape_set=0):
     CURRENT_SHAPE_SET[0] = shape_set
     inputs = list(example(dtype, shape_set))
     leaves = []
-    if REQUIRES_GRAD:  # a forward-only case: no leaf requires a gradient
+    if REQUIRES_GRAD and GRADIENTS:  # forward-only case, or a path without gradients (AOTI)
         leaves = [t.requires_grad_(True) for t in inputs if t.is_floating_point()]
         leaves += [p for p in model.parameters()]
     outputs = model(*inputs)
