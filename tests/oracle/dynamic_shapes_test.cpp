@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "case_helpers.h"
 #include "weft/corpus/test_case.h"
 #include "weft/error.h"
 #include "weft/ir/execute.h"
@@ -28,13 +29,8 @@ namespace {
 
 using ir::OpKind;
 
-Tensor uniform(const ir::Shape& shape, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  std::vector<double> v(static_cast<std::size_t>(numel_of(shape)));
-  for (double& x : v) x = static_cast<float>(dist(rng));
-  return from_blob(v.data(), shape, Dtype::Float64).to(Dtype::Float32);
-}
+using testing::uniform;
+using testing::worker_options;
 
 struct DynamicCase {
   ir::Graph graph;
@@ -65,13 +61,6 @@ DynamicCase dynamic_case(bool requires_grad) {
   c.values["x@2"] = uniform({5, 4}, 3);
   c.values["w"] = uniform({3, 4}, 4);
   return c;
-}
-
-WorkerOptions worker_options(double time_limit) {
-  WorkerOptions options;
-  options.command = {WEFT_BINARY, "worker"};
-  options.time_limit_seconds = time_limit;
-  return options;
 }
 
 CaseReport check(const std::vector<std::string>& paths, bool requires_grad,

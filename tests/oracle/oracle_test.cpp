@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "case_helpers.h"
 #include "weft/error.h"
 #include "weft/ir/execute.h"
 #include "weft/ops.h"
@@ -24,20 +25,8 @@ namespace {
 using ir::OpKind;
 using ir::TensorType;
 
-WorkerOptions worker_options(double time_limit = 20) {
-  WorkerOptions options;
-  options.command = {WEFT_BINARY, "worker"};
-  options.time_limit_seconds = time_limit;
-  return options;
-}
-
-Tensor uniform(const ir::Shape& shape, std::uint64_t seed, double lo = -1, double hi = 1) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  std::vector<double> v(static_cast<std::size_t>(numel_of(shape)));
-  for (double& x : v) x = static_cast<float>(dist(rng));
-  return from_blob(v.data(), shape, Dtype::Float64).to(Dtype::Float32);
-}
+using testing::uniform;
+using testing::worker_options;
 
 double max_difference(const Tensor& a, const Tensor& b) {
   return max(abs(sub(a.to(Dtype::Float64), b.to(Dtype::Float64)))).item();

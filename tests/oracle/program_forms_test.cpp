@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "case_helpers.h"
 #include "weft/ir/execute.h"
 #include "weft/ir/graph.h"
 #include "weft/oracle/backend.h"
@@ -21,13 +22,8 @@ namespace {
 using ir::OpKind;
 using ir::TensorType;
 
-Tensor uniform(const ir::Shape& shape, std::uint64_t seed, double lo = -1, double hi = 1) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  std::vector<double> v(static_cast<std::size_t>(numel_of(shape)));
-  for (double& x : v) x = static_cast<float>(dist(rng));
-  return from_blob(v.data(), shape, Dtype::Float64).to(Dtype::Float32);
-}
+using testing::uniform;
+using testing::worker_options;
 
 TensorType f32(ir::Shape shape) {
   return {Dtype::Float32, std::move(shape)};
@@ -88,13 +84,6 @@ FormsCase forms_case(bool requires_grad) {
   return c;
 }
 
-WorkerOptions worker_options(double time_limit) {
-  WorkerOptions options;
-  options.command = {WEFT_BINARY, "worker"};
-  options.time_limit_seconds = time_limit;
-  return options;
-}
-
 void expect_agreement(const std::vector<std::string>& paths, bool requires_grad,
                       double time_limit = 60) {
   const FormsCase c = forms_case(requires_grad);
@@ -114,8 +103,8 @@ void expect_agreement(const std::vector<std::string>& paths, bool requires_grad,
         EXPECT_TRUE(call.gradients.empty()) << result.backend;
       }
     }
-    const bool differentiated = result.backend == "torch" || result.backend == "torchscript" ||
-                                result.backend == "python";
+    const bool differentiated =
+        result.backend == "torch" || result.backend == "torchscript" || result.backend == "python";
     if (requires_grad && differentiated && !result.calls.empty()) {
       EXPECT_EQ(result.calls[0].gradients.count("repeated"), 1u) << result.backend;
     }
