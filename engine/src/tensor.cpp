@@ -625,4 +625,9 @@ Tensor from_blob(const void* data, IntList shape, Dtype d) {
   return t;
 }
 
+bool identical(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
+         a.to_vector<double>() == b.to_vector<double>();
+}
+
 }  // namespace weft

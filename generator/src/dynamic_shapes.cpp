@@ -25,11 +25,6 @@ ir::Graph graph_at(const ir::Graph& graph, const ShrunkGraph& proposal) {
   return at;
 }
 
-bool same_values(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
-         a.to_vector<double>() == b.to_vector<double>();
-}
-
 // Input values for `at` (the parameters are the case's and must stay): the value search from
 // the case's parameters, accepted when it finds finite values without moving a parameter.
 std::optional<ir::TensorMap> inputs_for(const ir::Graph& at, const ir::TensorMap& values,
@@ -46,7 +41,7 @@ std::optional<ir::TensorMap> inputs_for(const ir::Graph& at, const ir::TensorMap
   if (!found.finite) return std::nullopt;
   for (ir::ValueId id : at.parameters()) {
     const std::string& name = at.value(id).name;
-    if (!same_values(found.values.at(name), values.at(name))) return std::nullopt;
+    if (!identical(found.values.at(name), values.at(name))) return std::nullopt;
   }
   ir::TensorMap inputs;
   for (ir::ValueId id : at.inputs()) {
@@ -58,8 +53,8 @@ std::optional<ir::TensorMap> inputs_for(const ir::Graph& at, const ir::TensorMap
 
 }  // namespace
 
-int add_shape_sets(GeneratedCase& result, std::uint64_t seed) {
-  if (!result.values.finite || result.graph.inputs().empty()) return 0;
+void add_shape_sets(GeneratedCase& result, std::uint64_t seed) {
+  if (!result.values.finite || result.graph.inputs().empty()) return;
   ShrinkOptions options;
   options.seed = seed;
   options.recovery_attempts = 2000;
@@ -75,7 +70,6 @@ int add_shape_sets(GeneratedCase& result, std::uint64_t seed) {
     kept.push_back(std::move(shapes));
     kept_inputs.push_back(std::move(*inputs));
   }
-  if (kept.empty()) return 0;
   ir::Graph& graph = result.graph;
   for (ir::ValueId id : graph.inputs()) {
     ir::Value& input = graph.mutable_values()[static_cast<std::size_t>(id)];
@@ -87,7 +81,6 @@ int add_shape_sets(GeneratedCase& result, std::uint64_t seed) {
       result.values.values[ir::shape_set_key(input.name, k + 1)] = kept_inputs[k].at(input.name);
     }
   }
-  return static_cast<int>(kept.size());
 }
 
 }  // namespace weft::gen

@@ -10,7 +10,6 @@ namespace weft::gen {
 // Gives `result` up to two later shape sets (Value::shape_sets, values "x@1", "x@2"): the same
 // program at other input shapes, parameters shared. A set whose inputs no finite values were
 // found for is dropped; nothing changes when no input dim can move or the case is not finite.
-// Returns the number of later sets added.
-int add_shape_sets(GeneratedCase& result, std::uint64_t seed);
+void add_shape_sets(GeneratedCase& result, std::uint64_t seed);
 
 }  // namespace weft::gen

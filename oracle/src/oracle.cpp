@@ -23,12 +23,6 @@ namespace weft::oracle {
 
 namespace {
 
-// The leaves `graph` declares, taken from `values` (a prefix uses fewer than the whole case),
-// with their later shape sets' values.
-ir::TensorMap leaves_of(const ir::Graph& graph, const ir::TensorMap& values) {
-  return ir::case_values(graph, values);
-}
-
 // The results of shape set `set` of a dynamic-shape case, as if each path had run that set
 // alone: its calls of that set; a path that failed at that set keeps its failure; one that
 // failed earlier, or does not run later sets (an export traced at the first shapes), did not
@@ -457,11 +451,7 @@ Verdict judge_run(const ir::Graph& graph, const ir::TensorMap& values,
     if (set > 0 && (reference == ran.end() || reference->outcome == Outcome::Unavailable)) {
       continue;
     }
-    const std::vector<Tensor> no_cotangents;
-    const std::vector<Tensor>& cotangents =
-        set == 0 ? spec.cotangents
-                 : (set - 1 < spec.shape_set_cotangents.size() ? spec.shape_set_cotangents[set - 1]
-                                                               : no_cotangents);
+    const std::vector<Tensor>& cotangents = spec.cotangents_at(set);
     Verdict at_set =
         judge(at.graph, ran, with_case_rules(options, at.graph, at.values, cotangents));
     if (!cotangents.empty()) blame_the_reference(at.graph, at.values, cotangents, ran, at_set);
@@ -613,7 +603,7 @@ void Oracle::localize(const ir::Graph& graph, const ir::TensorMap& values, Findi
     const ir::Graph cut = prefix_graph(graph, mid);
     bool found = false;
     try {
-      found = shows(cut, leaves_of(cut, values), finding, runs);
+      found = shows(cut, ir::case_values(cut, values), finding, runs);
     } catch (const Error&) {
       found = false;  // a prefix no worker could run tells nothing
     }

@@ -145,39 +145,6 @@ Case parameters_to_inputs(const Case& current, const std::vector<ir::ValueId>& i
   return compact(graph, current.values);
 }
 
-void retype(ir::Graph& graph, const ir::TensorMap& values) {
-  std::vector<Tensor> computed(graph.values().size());
-  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
-    for (ir::ValueId id : graph.leaves(kind)) {
-      ir::Value& leaf = graph.mutable_values()[static_cast<std::size_t>(id)];
-      const auto it = values.find(leaf.name);
-      if (it == values.end()) throw Error("reducer: no value for leaf '" + leaf.name + "'");
-      const ir::Shape old_shape = leaf.type.shape;
-      leaf.type = ir::TensorType{it->second.dtype(), it->second.sizes()};
-      // A laid-out input keeps its kind of layout at its new shape.
-      if (leaf.has_layout() && old_shape != leaf.type.shape) {
-        leaf.strides = ir::relayout(old_shape, leaf.strides, leaf.type.shape);
-        if (!leaf.has_layout()) leaf.storage_offset = 0;
-      }
-      computed[static_cast<std::size_t>(id)] = it->second;
-    }
-  }
-  for (const ir::Node& node : graph.nodes()) {
-    std::vector<Tensor> inputs;
-    for (ir::ValueId id : node.inputs) inputs.push_back(computed[static_cast<std::size_t>(id)]);
-    const std::vector<Tensor> outputs = ir::run_node(node, inputs);
-    if (outputs.size() != node.outputs.size()) {
-      throw Error("reducer: " + std::string(ir::op_name(node.op)) + " now has " +
-                  std::to_string(outputs.size()) + " outputs");
-    }
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-      const auto index = static_cast<std::size_t>(node.outputs[k]);
-      graph.mutable_values()[index].type = ir::TensorType{outputs[k].dtype(), outputs[k].sizes()};
-      computed[index] = outputs[k];
-    }
-  }
-}
-
 std::string unique_name(const ir::Graph& graph, const std::string& base) {
   std::string stem;
   for (char c : base) {

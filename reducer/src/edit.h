@@ -45,11 +45,6 @@ Case keep_outputs(const Case& current, const std::vector<ir::ValueId>& outputs);
 // The parameters `ids` become inputs (same names and values).
 Case parameters_to_inputs(const Case& current, const std::vector<ir::ValueId>& ids);
 
-// Sets every leaf's declared type from its value and every node output's from what the engine
-// computes, after an edit changed attributes, shapes or dtypes. Throws (weft::Error or another
-// std::exception) when a node refuses its new inputs.
-void retype(ir::Graph& graph, const ir::TensorMap& values);
-
 // A leaf name derived from `base` that no value or node of `graph` uses yet.
 std::string unique_name(const ir::Graph& graph, const std::string& base);
 

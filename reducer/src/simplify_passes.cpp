@@ -24,18 +24,13 @@ std::optional<Case> edited(const Case& c, Edit edit) {
   Case result = c;
   try {
     edit(result);
-    retype(result.graph, result.values);
+    ir::retype(result.graph, result.values);
     // A shape edit can leave a dynamic-shape input's later sets at another rank.
     ir::validate(result.graph);
   } catch (const std::exception&) {
     return std::nullopt;
   }
   return result;
-}
-
-bool same_values(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.sizes() == b.sizes() &&
-         a.to_vector<double>() == b.to_vector<double>();
 }
 
 using Ints = std::vector<std::int64_t>;
@@ -296,7 +291,7 @@ bool values_pass(State& state, Evaluator& evaluator) {
       }
       std::size_t plainer_than = options.size();
       for (std::size_t k = 0; k < options.size(); ++k) {
-        if (same_values(options[k].second, value)) {
+        if (identical(options[k].second, value)) {
           plainer_than = k;
           break;
         }

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "weft/error.h"
+#include "weft/ir/shape_sets.h"
 #include "weft/ir/validate.h"
 #include "weft/ops.h"
 
@@ -104,14 +105,14 @@ TEST(ReducerEdits, RetypeFollowsAttributesAndShapes) {
   c.graph.mark_output(y);
   c.values["x"] = ones({1, 2, 8});
   c.graph.mutable_nodes()[0].attrs.set("stride", {1});
-  retype(c.graph, c.values);
+  ir::retype(c.graph, c.values);
   EXPECT_EQ(c.graph.type(y).shape, (ir::Shape{1, 2, 7}));
   c.values["x"] = ones({1, 2, 3});
-  retype(c.graph, c.values);
+  ir::retype(c.graph, c.values);
   EXPECT_EQ(c.graph.type(x).shape, (ir::Shape{1, 2, 3}));
   EXPECT_EQ(c.graph.type(y).shape, (ir::Shape{1, 2, 2}));
   c.values["x"] = ones({1, 2, 1});  // shorter than the kernel: the engine refuses it
-  EXPECT_ANY_THROW(retype(c.graph, c.values));
+  EXPECT_ANY_THROW(ir::retype(c.graph, c.values));
 }
 
 TEST(ReducerEdits, NewInputNamesAreValidAndUnused) {

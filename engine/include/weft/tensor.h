@@ -205,6 +205,8 @@ Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 Tensor empty_like(const Tensor& t);  // contiguous, same dtype
 Tensor full_like(const Tensor& t, double value);
+// Same dtype, shape and values (compared as doubles, so NaN never equals NaN).
+bool identical(const Tensor& a, const Tensor& b);
 Tensor scalar_tensor(double value, TensorOptions options = {});
 // A Python-number-like 0-dim tensor that takes part in type promotion as a scalar: a double
 // acts as a Python float (int tensor + 2.0 → float32), an int64 as a Python int.

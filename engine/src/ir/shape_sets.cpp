@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "weft/error.h"
-#include "weft/ir/leaf_values.h"
 
 namespace weft::ir {
 
@@ -49,38 +48,50 @@ ShapeSetCase at_shape_set(const Graph& graph, const TensorMap& values, std::size
   if (set == 0) return result;
 
   // Every value's type at these shapes: the nodes run on the set's values.
-  std::vector<Tensor> computed(plain.values().size());
+  try {
+    retype(plain, result.values);
+  } catch (const Error& e) {
+    throw Error("shape set " + std::to_string(set) + ": " + e.what());
+  }
+  return result;
+}
+
+void retype(Graph& graph, const TensorMap& values) {
+  std::vector<Tensor> computed(graph.values().size());
   for (LeafKind kind : {LeafKind::Input, LeafKind::Parameter}) {
-    for (ValueId id : plain.leaves(kind)) {
-      try {
-        computed[static_cast<std::size_t>(id)] = leaf_value(plain, result.values, id);
-      } catch (const Error& e) {
-        throw Error("shape set " + std::to_string(set) + ": " + e.what());
+    for (ValueId id : graph.leaves(kind)) {
+      Value& leaf = graph.mutable_values()[static_cast<std::size_t>(id)];
+      const auto it = values.find(leaf.name);
+      if (it == values.end()) throw Error("no value for leaf '" + leaf.name + "'");
+      const Shape old_shape = leaf.type.shape;
+      leaf.type = TensorType{it->second.dtype(), it->second.sizes()};
+      if (leaf.has_layout() && old_shape != leaf.type.shape) {
+        leaf.strides = relayout(old_shape, leaf.strides, leaf.type.shape);
+        if (!leaf.has_layout()) leaf.storage_offset = 0;
       }
+      computed[static_cast<std::size_t>(id)] = it->second;
     }
   }
-  for (std::size_t n = 0; n < plain.nodes().size(); ++n) {
-    const Node& node = plain.nodes()[n];
+  for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+    const Node& node = graph.nodes()[n];
     std::vector<Tensor> inputs;
     for (ValueId id : node.inputs) inputs.push_back(computed[static_cast<std::size_t>(id)]);
     std::vector<Tensor> outputs;
     try {
       outputs = run_node(node, inputs);
     } catch (const Error& e) {
-      throw Error("shape set " + std::to_string(set) + ": " + node_label(plain, n) + ": " +
-                  e.what());
+      throw Error(node_label(graph, n) + ": " + e.what());
     }
     if (outputs.size() != node.outputs.size()) {
-      throw Error("shape set " + std::to_string(set) + ": " + node_label(plain, n) + ": produced " +
-                  std::to_string(outputs.size()) + " outputs");
+      throw Error(node_label(graph, n) + ": now has " + std::to_string(outputs.size()) +
+                  " outputs");
     }
     for (std::size_t k = 0; k < outputs.size(); ++k) {
-      const auto out = static_cast<std::size_t>(node.outputs[k]);
-      plain.mutable_values()[out].type.shape = outputs[k].sizes();
-      computed[out] = outputs[k];
+      const auto index = static_cast<std::size_t>(node.outputs[k]);
+      graph.mutable_values()[index].type = TensorType{outputs[k].dtype(), outputs[k].sizes()};
+      computed[index] = outputs[k];
     }
   }
-  return result;
 }
 
 TensorMap case_values(const Graph& graph, const TensorMap& values) {

@@ -329,9 +329,8 @@ BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::Te
       }
       result.phase = "shape set " + std::to_string(set);
       if (!backend.rebind(at.graph, at.values)) break;
-      const bool given = set - 1 < spec.shape_set_cotangents.size();
-      result.calls.push_back(backend.call(
-          given && !cotangents.empty() ? spec.shape_set_cotangents[set - 1] : no_cotangents));
+      result.calls.push_back(
+          backend.call(cotangents.empty() ? no_cotangents : spec.cotangents_at(set)));
       result.calls.back().shape_set = static_cast<int>(set);
     }
     result.phase.clear();

@@ -22,6 +22,13 @@ struct ShapeSetCase {
 // node that refuses the set's shapes.
 ShapeSetCase at_shape_set(const Graph& graph, const TensorMap& values, std::size_t set);
 
+// Sets every leaf's declared type from its value in `values` (a laid-out input keeps its kind
+// of layout at a new shape, ir::relayout) and every node output's from what the engine
+// computes on them in float32: after an edit of shapes, dtypes or attributes (the reducer), or
+// at another shape set. Throws weft::Error naming a leaf without a value, or the node that
+// refuses its new inputs.
+void retype(Graph& graph, const TensorMap& values);
+
 // The values a case keeps: every leaf's, and each input's later sets' ("x@1"); others dropped.
 TensorMap case_values(const Graph& graph, const TensorMap& values);
 

@@ -61,6 +61,13 @@ struct RunSpec {
   // with its inputs (ir::at_shape_set), without preparing again; entry k - 1 holds set k's
   // cotangents (empty when forward only).
   std::vector<std::vector<Tensor>> shape_set_cotangents;
+
+  // The cotangents of shape set `set` (0: `cotangents`); empty when it has none.
+  const std::vector<Tensor>& cotangents_at(std::size_t set) const {
+    static const std::vector<Tensor> none;
+    if (set == 0) return cotangents;
+    return set - 1 < shape_set_cotangents.size() ? shape_set_cotangents[set - 1] : none;
+  }
 };
 
 // The shape set a failed phase ran ("shape set 2" -> 2; "prepare", "call 1" -> 0).
