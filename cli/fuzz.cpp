@@ -12,11 +12,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +28,7 @@
 #include "commands.h"
 #include "reduced_case.h"
 #include "weft/corpus/campaign.h"
+#include "weft/corpus/shard.h"
 #include "weft/error.h"
 #include "weft/gen/generator.h"
 #include "weft/gen/z3_info.h"
@@ -53,7 +56,7 @@ struct FuzzArgs {
   std::string exclude;
   std::string out = "campaign";
   bool resume = false;
-  std::string shard = "0/1";
+  std::string shard;  // empty: the scheduler's (weft/corpus/shard.h), or unsharded
   bool reduce = false;
   bool learn_gaps = true;  // learn the LibTorch's capability gaps and let the generator avoid them
   double time_limit = 20;
@@ -78,18 +81,6 @@ std::pair<int, int> parse_range(const std::string& text, const char* option) {
   } catch (const std::exception&) {
     throw Error(std::string(option) + ": expected N or LO-HI with 1 <= LO <= HI, got '" + text +
                 "'");
-  }
-}
-
-std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text) {
-  const auto slash = text.find('/');
-  try {
-    const std::uint64_t i = std::stoull(text.substr(0, slash));
-    const std::uint64_t n = std::stoull(text.substr(slash + 1));
-    if (slash == std::string::npos || n == 0 || i >= n) throw Error("");
-    return {i, n};
-  } catch (const std::exception&) {
-    throw Error("--shard: expected I/N with 0 <= I < N, got '" + text + "'");
   }
 }
 
@@ -151,6 +142,8 @@ class FuzzRun {
     nodes_lo_ = o.at("nodes").at(0).get<int>();
     nodes_hi_ = o.at("nodes").at(1).get<int>();
     shard_ = {o.at("shard").at(0).get<std::uint64_t>(), o.at("shard").at(1).get<std::uint64_t>()};
+    // --cases counts the whole campaign's cases: this shard's share of the indices below it.
+    if (args_.cases > 0) case_target_ = corpus::shard_case_count(args_.cases, shard_);
     backends_ = o.at("backends").get<std::vector<std::string>>();
     ops_ = parse_ops(o.at("ops").get<std::vector<std::string>>(), "campaign.json ops");
     exclude_ = parse_ops(o.at("exclude").get<std::vector<std::string>>(), "campaign.json exclude");
@@ -180,6 +173,8 @@ class FuzzRun {
 
   int run() {
     start_ = Clock::now();
+    campaign_.set_state("running");
+    campaign_.save_progress();  // a watcher sees the run start (and a requeued shard resume)
     const int jobs =
         args_.jobs > 0 ? args_.jobs : std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::thread> threads;
@@ -208,6 +203,11 @@ class FuzzRun {
     for (std::thread& t : threads) t.join();
     std::lock_guard<std::mutex> lock(mutex_);
     write_stats(seconds());
+    // Finished: its --time or --cases was reached; stopped: a signal or an error came first.
+    campaign_.set_state(g_signals.load() == 0 && failure_.empty() &&
+                                (args_.time > 0 || args_.cases > 0)
+                            ? "finished"
+                            : "stopped");
     campaign_.save_progress();
     if (tty_) std::cerr << "\n";
     print_progress(false);
@@ -222,7 +222,7 @@ class FuzzRun {
   bool should_stop() const {
     if (g_signals.load() > 0 || !failure_.empty()) return true;
     if (args_.time > 0 && seconds() >= args_.time) return true;
-    if (args_.cases > 0 && campaign_.progress().cases + in_flight_ >= args_.cases) return true;
+    if (args_.cases > 0 && campaign_.progress().cases + in_flight_ >= case_target_) return true;
     return false;
   }
 
@@ -230,7 +230,7 @@ class FuzzRun {
   std::optional<std::uint64_t> next_index() {
     std::lock_guard<std::mutex> lock(mutex_);
     while (!should_stop()) {
-      const std::uint64_t index = shard_.first + next_local_++ * shard_.second;
+      const std::uint64_t index = shard_.index + next_local_++ * shard_.count;
       if (campaign_.progress().done(index)) continue;
       ++in_flight_;
       return index;
@@ -519,7 +519,8 @@ class FuzzRun {
   std::uint64_t seed_ = 1;
   int nodes_lo_ = 5;
   int nodes_hi_ = 10;
-  std::pair<std::uint64_t, std::uint64_t> shard_{0, 1};
+  corpus::Shard shard_;
+  std::uint64_t case_target_ = 0;  // this shard's cases under --cases
   std::vector<std::string> backends_;
   std::vector<ir::OpKind> ops_;
   std::vector<ir::OpKind> exclude_;
@@ -546,9 +547,33 @@ int fuzz(FuzzArgs args) {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // On a cluster the scheduler names the shard, and --out is the campaign's shared root.
+  std::optional<corpus::ScheduledShard> scheduled;
+  if (args.shard.empty()) {
+    scheduled = corpus::shard_from_environment([](const char* name) { return std::getenv(name); });
+  }
+  if (scheduled) {
+    const fs::path dir = fs::path(args.out) / corpus::shard_directory_name(scheduled->shard);
+    std::cerr << fmt::format("shard {}/{} from the {} environment: {}\n", scheduled->shard.index,
+                             scheduled->shard.count, scheduled->scheduler, dir.string());
+    args.out = dir.string();
+    // A requeued, preempted or restarted task continues its shard where it stopped.
+    if (fs::exists(dir / "campaign.json")) args.resume = true;
+  }
   corpus::Campaign campaign = [&] {
     if (args.resume) {
       corpus::Campaign existing = corpus::Campaign::open(args.out);
+      if (scheduled) {
+        const corpus::Shard stored{existing.progress().shard_index,
+                                   existing.progress().shard_count};
+        if (stored.index != scheduled->shard.index || stored.count != scheduled->shard.count) {
+          throw Error(fmt::format(
+              "{}/campaign.json: shard {}/{}, but the scheduler assigns {}/{}; a campaign root "
+              "holds one campaign's shards: give another --out",
+              args.out, stored.index, stored.count, scheduled->shard.index,
+              scheduled->shard.count));
+        }
+      }
       // The stopping rule and job count of the campaign, unless given again.
       const nlohmann::json& stored = existing.options();
       if (args.cases == 0) args.cases = stored.value("cases", std::uint64_t{0});
@@ -565,7 +590,9 @@ int fuzz(FuzzArgs args) {
       return existing;
     }
     const auto [lo, hi] = parse_range(args.nodes, "--nodes");
-    const auto [shard_index, shard_count] = parse_shard(args.shard);
+    const corpus::Shard shard = scheduled            ? scheduled->shard
+                                : args.shard.empty() ? corpus::Shard{}
+                                                     : corpus::parse_shard(args.shard);
     const std::vector<std::string> backends = args.backends.empty()
                                                   ? oracle::default_backends(true)
                                                   : oracle::parse_backend_list(args.backends);
@@ -580,19 +607,23 @@ int fuzz(FuzzArgs args) {
     });
     const CapabilityGaps gaps =
         args.learn_gaps && runs_torch ? learn_capability_gaps(args.time_limit) : CapabilityGaps{};
-    const nlohmann::json options = {{"seed", args.seed},
-                                    {"nodes", {lo, hi}},
-                                    {"backends", backends},
-                                    {"ops", ops},
-                                    {"exclude", exclude},
-                                    {"shard", {shard_index, shard_count}},
-                                    {"cases", args.cases},
-                                    {"time", args.time},
-                                    {"jobs", args.jobs},
-                                    {"reduce", args.reduce},
-                                    {"avoid", gaps_to_names(gaps)},
-                                    {"time_limit", args.time_limit},
-                                    {"compile_limit", args.compile_limit}};
+    nlohmann::json options = {{"seed", args.seed},
+                              {"nodes", {lo, hi}},
+                              {"backends", backends},
+                              {"ops", ops},
+                              {"exclude", exclude},
+                              {"shard", {shard.index, shard.count}},
+                              {"cases", args.cases},
+                              {"time", args.time},
+                              {"jobs", args.jobs},
+                              {"reduce", args.reduce},
+                              {"avoid", gaps_to_names(gaps)},
+                              {"time_limit", args.time_limit},
+                              {"compile_limit", args.compile_limit}};
+    if (scheduled) {
+      options["shard_from"] = {{"scheduler", scheduled->scheduler},
+                               {"environment", scheduled->environment}};
+    }
     const nlohmann::json versions = {{"weft", std::string(kVersion)},
                                      {"libtorch", oracle::torch_version()},
                                      {"z3", gen::z3_version()}};
@@ -608,7 +639,8 @@ void add_fuzz_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("fuzz", "Run a fuzz campaign");
   auto args = std::make_shared<FuzzArgs>();
   cmd->add_option("--time", args->time, "Stop after this many seconds (0: no limit)");
-  cmd->add_option("--cases", args->cases, "Stop when the campaign has judged this many cases");
+  cmd->add_option("--cases", args->cases,
+                  "Stop when the campaign has judged this many cases (a shard: its share of them)");
   cmd->add_option("--seed", args->seed, "Campaign seed");
   cmd->add_option("--jobs", args->jobs, "Parallel jobs, one worker process each (default: cores)");
   cmd->add_option("--backends", args->backends,
@@ -618,7 +650,9 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_option("--exclude", args->exclude, "Never these ops");
   cmd->add_option("--out", args->out, "Campaign directory");
   cmd->add_flag("--resume", args->resume, "Continue the campaign in --out");
-  cmd->add_option("--shard", args->shard, "I/N: this machine's disjoint share of the case indices");
+  cmd->add_option("--shard", args->shard,
+                  "I/N: this machine's disjoint share of the case indices (default: the Slurm "
+                  "array task or Kubernetes Indexed Job index, in a directory under --out)");
   cmd->add_flag("--reduce", args->reduce, "Minimize each new bucket's first case");
   cmd->add_flag("!--no-learn-gaps", args->learn_gaps,
                 "Do not learn the LibTorch's capability gaps (op x dtype) for the generator to "

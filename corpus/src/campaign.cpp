@@ -7,6 +7,8 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <tuple>
 
 #include "weft/error.h"
 #include "weft/io/atomic_file.h"
@@ -58,21 +60,21 @@ T field(const nlohmann::json& document, const char* name, const std::string& sou
   }
 }
 
-Progress progress_from_json(const nlohmann::json& document, const std::string& source) {
-  Progress progress;
-  progress.done_below = field<std::uint64_t>(document, "done_below", source);
-  progress.done_above = field<std::vector<std::uint64_t>>(document, "done_above", source);
-  std::sort(progress.done_above.begin(), progress.done_above.end());
-  progress.cases = field<std::uint64_t>(document, "cases", source);
-  progress.elapsed = field<double>(document, "elapsed", source);
-  return progress;
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-nlohmann::json progress_to_json(const Progress& progress) {
-  return {{"done_below", progress.done_below},
-          {"done_above", progress.done_above},
-          {"cases", progress.cases},
-          {"elapsed", progress.elapsed}};
+// The shard [I, N] of a campaign's options (unsharded: [0, 1]).
+std::pair<std::uint64_t, std::uint64_t> shard_of(const nlohmann::json& options,
+                                                 const std::string& source) {
+  if (!options.contains("shard")) return {0, 1};
+  const nlohmann::json& shard = options.at("shard");
+  if (!shard.is_array() || shard.size() != 2 || !shard[0].is_number_integer() ||
+      !shard[1].is_number_integer() || shard[0].get<std::int64_t>() < 0 ||
+      shard[1].get<std::int64_t>() <= shard[0].get<std::int64_t>()) {
+    throw FormatError(source, "/options/shard", "expected [I, N] with 0 <= I < N");
+  }
+  return {shard[0].get<std::uint64_t>(), shard[1].get<std::uint64_t>()};
 }
 
 }  // namespace
@@ -101,6 +103,59 @@ std::string bucket_name(const std::string& signature, const std::string& symptom
   return name;
 }
 
+Progress progress_from_json(const nlohmann::json& document, const std::string& source) {
+  Progress progress;
+  if (document.is_object() && document.contains("shard")) {
+    const auto shard = field<std::vector<std::uint64_t>>(document, "shard", source);
+    if (shard.size() != 2 || shard[1] == 0 || shard[0] >= shard[1]) {
+      throw FormatError(source, "/shard", "expected [I, N] with 0 <= I < N");
+    }
+    progress.shard_index = shard[0];
+    progress.shard_count = shard[1];
+  }
+  progress.done_below = field<std::uint64_t>(document, "done_below", source);
+  progress.done_above = field<std::vector<std::uint64_t>>(document, "done_above", source);
+  std::sort(progress.done_above.begin(), progress.done_above.end());
+  progress.cases = field<std::uint64_t>(document, "cases", source);
+  progress.elapsed = field<double>(document, "elapsed", source);
+  // Written before campaigns said how they ended: such a campaign is judged by its age alone.
+  if (document.contains("state")) {
+    progress.state = field<std::string>(document, "state", source);
+    if (progress.state != "running" && progress.state != "finished" &&
+        progress.state != "stopped") {
+      throw FormatError(
+          source, "/state",
+          "expected \"running\", \"finished\" or \"stopped\", got \"" + progress.state + "\"");
+    }
+  }
+  if (document.contains("updated")) progress.updated = field<double>(document, "updated", source);
+  return progress;
+}
+
+nlohmann::json progress_to_json(const Progress& progress) {
+  nlohmann::json document = {
+      {"done_below", progress.done_below}, {"done_above", progress.done_above},
+      {"cases", progress.cases},           {"elapsed", progress.elapsed},
+      {"state", progress.state},           {"updated", progress.updated}};
+  if (progress.shard_count > 1) {
+    document["shard"] = {progress.shard_index, progress.shard_count};
+  }
+  return document;
+}
+
+std::optional<std::uint64_t> case_index(const std::string& case_dir_name) {
+  constexpr std::string_view prefix = "case-";
+  if (case_dir_name.size() <= prefix.size() || case_dir_name.compare(0, prefix.size(), prefix) != 0)
+    return std::nullopt;
+  std::uint64_t index = 0;
+  for (std::size_t i = prefix.size(); i < case_dir_name.size(); ++i) {
+    const char c = case_dir_name[i];
+    if (c < '0' || c > '9') return std::nullopt;
+    index = index * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return index;
+}
+
 std::string case_name(std::uint64_t index) {
   char text[32];
   std::snprintf(text, sizeof text, "case-%012llu", static_cast<unsigned long long>(index));
@@ -117,7 +172,8 @@ nlohmann::json bucket_to_json(const Bucket& bucket) {
           {"count", bucket.count},
           {"first_case", bucket.cases.empty() ? std::string() : bucket.cases.front()},
           {"cases", bucket.cases},
-          {"first_found", bucket.first_found}};
+          {"first_found", bucket.first_found},
+          {"last_counted", bucket.last_counted}};
 }
 
 Bucket bucket_from_json(const nlohmann::json& document, const std::string& source) {
@@ -135,6 +191,9 @@ Bucket bucket_from_json(const nlohmann::json& document, const std::string& sourc
   bucket.count = field<std::uint64_t>(document, "count", source);
   bucket.cases = field<std::vector<std::string>>(document, "cases", source);
   bucket.first_found = field<double>(document, "first_found", source);
+  if (document.contains("last_counted")) {
+    bucket.last_counted = field<std::string>(document, "last_counted", source);
+  }
   return bucket;
 }
 
@@ -176,16 +235,33 @@ std::map<std::string, Gap> read_gaps(const fs::path& path) {
 }
 
 bool Progress::done(std::uint64_t index) const {
-  return index < done_below || std::binary_search(done_above.begin(), done_above.end(), index);
+  if (index < shard_index || (index - shard_index) % shard_count != 0) return false;
+  const std::uint64_t position = (index - shard_index) / shard_count;
+  return position < done_below ||
+         std::binary_search(done_above.begin(), done_above.end(), position);
 }
 
 void Progress::mark(std::uint64_t index) {
+  if (index < shard_index || (index - shard_index) % shard_count != 0) {
+    throw Error("case " + std::to_string(index) + " is not in shard " +
+                std::to_string(shard_index) + "/" + std::to_string(shard_count));
+  }
   if (done(index)) return;
-  done_above.insert(std::upper_bound(done_above.begin(), done_above.end(), index), index);
+  const std::uint64_t position = (index - shard_index) / shard_count;
+  done_above.insert(std::upper_bound(done_above.begin(), done_above.end(), position), position);
   while (!done_above.empty() && done_above.front() == done_below) {
     done_above.erase(done_above.begin());
     ++done_below;
   }
+}
+
+std::vector<std::uint64_t> Progress::done_indices() const {
+  std::vector<std::uint64_t> indices;
+  indices.reserve(done_below + done_above.size());
+  for (std::uint64_t position = 0; position < done_below; ++position)
+    indices.push_back(shard_index + position * shard_count);
+  for (std::uint64_t position : done_above) indices.push_back(shard_index + position * shard_count);
+  return indices;
 }
 
 Campaign Campaign::create(const fs::path& dir, const nlohmann::json& options,
@@ -202,6 +278,9 @@ Campaign Campaign::create(const fs::path& dir, const nlohmann::json& options,
                         {"created", utc_now()},
                         {"versions", versions},
                         {"options", options}};
+  std::tie(campaign.progress_.shard_index, campaign.progress_.shard_count) =
+      shard_of(options, (dir / "campaign.json").string());
+  campaign.progress_.updated = unix_now();
   write_json(dir / "campaign.json", campaign.document_);
   write_json(dir / "progress.json", progress_to_json(campaign.progress_));
   return campaign;
@@ -222,9 +301,33 @@ Campaign Campaign::open(const fs::path& dir) {
   if (!campaign.document_.contains("options") || !campaign.document_["options"].is_object()) {
     throw FormatError(path.string(), "/options", "missing or not an object");
   }
+  const auto [shard_index, shard_count] = shard_of(campaign.document_["options"], path.string());
+  campaign.progress_.shard_index = shard_index;
+  campaign.progress_.shard_count = shard_count;
   const fs::path progress = dir / "progress.json";
   if (fs::exists(progress)) {
-    campaign.progress_ = progress_from_json(read_json(progress), progress.string());
+    const nlohmann::json document = read_json(progress);
+    Progress read = progress_from_json(document, progress.string());
+    if (!document.contains("shard") && shard_count > 1) {
+      // Written when a shard's progress counted case indices: re-count them in positions.
+      Progress positions = read;
+      positions.shard_index = shard_index;
+      positions.shard_count = shard_count;
+      positions.done_below = 0;
+      positions.done_above.clear();
+      for (std::uint64_t index = shard_index; index < read.done_below; index += shard_count)
+        positions.mark(index);
+      for (std::uint64_t index : read.done_above) {
+        if (index >= shard_index && (index - shard_index) % shard_count == 0) positions.mark(index);
+      }
+      read = std::move(positions);
+    } else if (read.shard_index != shard_index || read.shard_count != shard_count) {
+      throw FormatError(progress.string(), "/shard",
+                        "shard " + std::to_string(read.shard_index) + "/" +
+                            std::to_string(read.shard_count) + " differs from campaign.json's " +
+                            std::to_string(shard_index) + "/" + std::to_string(shard_count));
+    }
+    campaign.progress_ = std::move(read);
   }
   if (fs::exists(dir / "bugs")) {
     for (const fs::directory_entry& entry : fs::directory_iterator(dir / "bugs")) {
@@ -235,6 +338,15 @@ Campaign Campaign::open(const fs::path& dir) {
       if (!fs::exists(bucket_file)) continue;
       Bucket bucket = bucket_from_json(read_json(bucket_file), bucket_file.string());
       bucket.name = entry.path().filename().string();
+      // Counted, but the campaign died before progress.json said the case was done: it will
+      // be judged and counted again (a stored case is not: record() knows it).
+      const std::optional<std::uint64_t> last = case_index(bucket.last_counted);
+      const bool stored = std::find(bucket.cases.begin(), bucket.cases.end(),
+                                    bucket.last_counted) != bucket.cases.end();
+      if (last && !stored && !campaign.progress_.done(*last) && bucket.count > 0) {
+        --bucket.count;
+        bucket.last_counted.clear();
+      }
       campaign.buckets_[bucket.name] = std::move(bucket);
     }
   }
@@ -280,6 +392,7 @@ bool Campaign::record(const Bucket& finding, const std::string& case_dir_name,
   }
   ++bucket.count;
   if (fresh) bucket.count = 1;
+  bucket.last_counted = case_dir_name;
   const fs::path bucket_dir = dir_ / "bugs" / name;
   // A bucket keeps the cases with the lowest indices (case names sort by index), so which
   // cases it stores does not depend on the order parallel jobs finish in, nor on resumptions.
@@ -313,6 +426,7 @@ void Campaign::mark_done(std::uint64_t index, double elapsed) {
 }
 
 void Campaign::save_progress() {
+  progress_.updated = unix_now();
   if (!gaps_.empty()) write_json(dir_ / "unsupported.json", gaps_to_json(gaps_));
   write_json(dir_ / "progress.json", progress_to_json(progress_));
 }

@@ -110,8 +110,9 @@ sed -i 's/"weft-campaign": 1/"weft-campaign": 99/' "$work/i/campaign.json"
 grep -q "newer weft" "$work/y.txt" || { cat "$work/y.txt"; fail "no message for a newer schema"; }
 
 # 5. Shards 0/2 and 1/2 judge the same case indices as one campaign.
-"$weft" fuzz "${common[@]}" --cases 20 --seed 5 --shard 0/2 --out "$work/s0" > /dev/null 2>&1 || fail "shard 0"
-"$weft" fuzz "${common[@]}" --cases 20 --seed 5 --shard 1/2 --out "$work/s1" > /dev/null 2>&1 || fail "shard 1"
+# --cases counts the whole campaign's cases: each shard judges its share of the 40.
+"$weft" fuzz "${common[@]}" --cases 40 --seed 5 --shard 0/2 --out "$work/s0" > /dev/null 2>&1 || fail "shard 0"
+"$weft" fuzz "${common[@]}" --cases 40 --seed 5 --shard 1/2 --out "$work/s1" > /dev/null 2>&1 || fail "shard 1"
 /usr/bin/python3 - "$work" <<'PY' || fail "shards do not cover the unsharded campaign"
 import json, os, sys
 w = sys.argv[1]

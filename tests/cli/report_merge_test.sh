@@ -141,7 +141,9 @@ assert campaign["merged_from"] == [os.path.realpath(a), os.path.realpath(b)], ca
 assert campaign["options"]["seed"] == 1
 progress = json.load(open(os.path.join(c, "progress.json")))
 assert progress["cases"] == 200 and progress["elapsed"] == 61.5, progress
-assert progress["done_below"] == 0 and progress["done_above"] == [], progress
+# Both inputs judged the indices below 80, one of them those below 120 too.
+assert progress["done_below"] == 120 and progress["done_above"] == [], progress
+assert [p["done_below"] for p in progress["inputs"]] == [120, 80], progress
 assert len([l for l in open(os.path.join(c, "stats.jsonl")) if l.strip()]) == 6
 EOF
 "$weft" report "$work/c" > /dev/null 2>&1 || fail "report of the merged campaign"

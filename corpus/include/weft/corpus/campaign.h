@@ -10,9 +10,15 @@
 //                                    "ops": [...], "exclude": [...], "shard": [0, 1],
 //                                    "cases": 0, "time": 60, "jobs": 2, "reduce": false}}
 //   DIR/progress.json   {"done_below": 120, "done_above": [122, 125], "cases": 123,
-//                        "elapsed": 61.5}: case indices < done_below are all done, plus
-//                        those listed; cases = how many were judged; elapsed = seconds of
-//                        campaign time before this run (a resumed run adds its own).
+//                        "elapsed": 61.5, "state": "running", "updated": 1796316432.5}:
+//                        positions < done_below are all done, plus those listed; a position
+//                        is the case index itself, or in a shard I/N (then "shard": [I, N]
+//                        is written too) the k of its k-th index I + k*N, so that a shard's
+//                        file stays small; cases = how many were judged; elapsed = seconds
+//                        of campaign time before this run (a resumed run adds its own);
+//                        state = "running", "finished" (its stopping rule was met) or
+//                        "stopped" (a signal or an error); updated = Unix time of the write
+//                        (a "running" campaign whose updated lies far back has died).
 //   DIR/stats.jsonl     one JSON object per line, one line per interval:
 //                        {"elapsed": 10.0, "cases": 500, "cases_per_second": 50.0,
 //                         "buckets": 3, "bugs": 7, "by_symptom": {"wrong-output": 5, ...},
@@ -25,10 +31,14 @@
 //                        "wrong-output", "backend": "torchscript-ofi", "op": "conv2d",
 //                        "ops": ["conv2d"] (every op its cases were localized to),
 //                        "message": "...", "count": 4, "first_case": "case-000000000017",
-//                        "cases": ["case-000000000017", ...], "first_found": 12.5}
+//                        "cases": ["case-000000000017", ...], "first_found": 12.5,
+//                        "last_counted": "case-000000000031"}
 //                        (count = every case that showed it; cases = those stored: the
 //                        kMaxCasesPerBucket lowest case indices, sorted; first_found =
-//                        campaign seconds)
+//                        campaign seconds; last_counted = the case of the last count: when
+//                        progress.json does not list it as done, the campaign died between
+//                        the two writes, and open() takes the count back, since the case will
+//                        be judged and counted again)
 //   DIR/bugs/<bucket>/<case>/graph.json, values.safetensors, verdict.json, repro.py
 //                       (+ reduced/ with the same files when the case was reduced)
 //   DIR/unsupported.json [{"signature": ..., "backend": "torch", "op": "pad", "dtypes":
@@ -76,6 +86,7 @@ struct Bucket {
   std::uint64_t count = 0;
   std::vector<std::string> cases;  // stored case directories, oldest first
   double first_found = 0;
+  std::string last_counted;  // the case of the last count (see bucket.json above)
 };
 
 nlohmann::json bucket_to_json(const Bucket& bucket);
@@ -96,15 +107,28 @@ struct Gap {
 // field when it is malformed.
 std::map<std::string, Gap> read_gaps(const std::filesystem::path& path);
 
+// Which case indices are done. A shard I/N judges indices I, I + N, I + 2N, ...: its k-th is
+// at position k, and positions are what done_below and done_above count.
 struct Progress {
-  std::uint64_t done_below = 0;
-  std::vector<std::uint64_t> done_above;  // sorted
+  std::uint64_t shard_index = 0;
+  std::uint64_t shard_count = 1;
+  std::uint64_t done_below = 0;           // positions
+  std::vector<std::uint64_t> done_above;  // positions, sorted
   std::uint64_t cases = 0;
   double elapsed = 0;
+  std::string state = "running";  // "running", "finished" or "stopped"
+  double updated = 0;             // Unix seconds of the last write
 
-  bool done(std::uint64_t index) const;
-  void mark(std::uint64_t index);  // and advances done_below over contiguous indices
+  bool done(std::uint64_t index) const;  // false for an index of another shard
+  void mark(std::uint64_t index);        // and advances done_below over contiguous positions
+  std::vector<std::uint64_t> done_indices() const;  // every done case index, ascending
 };
+nlohmann::json progress_to_json(const Progress& progress);
+// FormatError naming `source` and the field when malformed.
+Progress progress_from_json(const nlohmann::json& document, const std::string& source);
+
+// The index of a case directory name ("case-000000000017" -> 17), or nothing.
+std::optional<std::uint64_t> case_index(const std::string& case_dir_name);
 
 class Campaign {
  public:
@@ -140,6 +164,8 @@ class Campaign {
   // seconds: a campaign killed in between judges the cases since then again, which record()
   // makes harmless.
   void save_progress();
+  // What progress.json will say of this run ("running", "finished", "stopped"), in memory.
+  void set_state(const std::string& state) { progress_.state = state; }
   // Appends one line to stats.jsonl (rewritten atomically).
   void append_stats(const nlohmann::json& line);
   // The lines of stats.jsonl.
