@@ -292,10 +292,28 @@ class FuzzRun {
     std::vector<std::pair<oracle::Finding, fs::path>> to_reduce;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (stopped_from_outside(report)) {
+        // Judged again when the campaign resumes; never filed as a crash.
+        --in_flight_;
+        return;
+      }
       record_case(index, generated, report, t0, t1, t2, to_reduce);
     }
     // New buckets are reduced outside the lock: the other jobs keep fuzzing meanwhile.
     for (const auto& [finding, case_dir] : to_reduce) reduce_bucket_case(finding, case_dir);
+  }
+
+  // A stopping campaign whose worker died of the stop signal too (a terminal's Ctrl-C reaching
+  // the process group, a scheduler signalling every process of the job): not PyTorch's crash.
+  static bool stopped_from_outside(const oracle::CaseReport& report) {
+    if (g_signals.load() == 0) return false;
+    for (const oracle::Finding& finding : report.verdict.findings) {
+      for (const char* name : {"SIGTERM", "SIGINT", "SIGHUP"}) {
+        if (finding.message.find(std::string("killed by signal ") + name) != std::string::npos)
+          return true;
+      }
+    }
+    return false;
   }
 
   void record_case(std::uint64_t index, const gen::GeneratedCase& generated,

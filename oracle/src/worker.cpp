@@ -408,6 +408,13 @@ void Worker::start(Process& process) {
   }
   if (pid == 0) {
     ::setpgid(0, 0);  // its own process group: a timeout kills what it started too
+    // A scheduler stopping the campaign (Slurm's cancel or preemption signals every process of
+    // the job) must not look like a crash of PyTorch: the worker ignores SIGTERM and SIGINT
+    // (kept across exec) and finishes its run; weft stops it when the campaign stops.
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGTERM, &ignore, nullptr);
+    ::sigaction(SIGINT, &ignore, nullptr);
     ::dup2(child_end, 0);
     ::dup2(child_end, 1);
     ::dup2(err, 2);

@@ -102,6 +102,21 @@ kill "$watchdog" 2>/dev/null
 grep -q "^campaign .*cases in this run" "$work/i.txt" || fail "no summary after SIGINT"
 inspect "$work/i" > /dev/null || fail "files do not parse after SIGINT"
 
+# 3b. SIGTERM to weft and every worker at once, as Slurm stops a job (preemption, scancel): a
+# graceful stop whose progress says "stopped", and no worker's death filed as a crash.
+"$weft_binary" fuzz "${common[@]}" --time 60 --out "$work/t" > "$work/t.txt" 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+  grep -q '"cases": [1-9]' "$work/t/progress.json" 2>/dev/null && break
+  sleep 0.1
+done
+pkill -TERM -P "$pid"
+kill -TERM "$pid"
+wait "$pid" || { cat "$work/t.txt"; fail "SIGTERM should exit 0"; }
+inspect "$work/t" > "$work/t.buckets" || fail "files do not parse after SIGTERM"
+grep -q "^crash" "$work/t.buckets" && { cat "$work/t.buckets"; fail "a worker stopped by SIGTERM was filed as a crash"; }
+grep -q '"state": "stopped"' "$work/t/progress.json" || fail "progress.json does not say stopped"
+
 # 4. Refusals: an existing campaign without --resume, a newer schema.
 "$weft" fuzz "${common[@]}" --cases 1 --out "$work/a" > "$work/x.txt" 2>&1 && fail "overwrote a campaign"
 grep -q "already holds a campaign" "$work/x.txt" || fail "no message for an existing campaign"
