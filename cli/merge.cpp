@@ -31,6 +31,7 @@
 
 #include "commands.h"
 #include "json_fields.h"
+#include "merge.h"
 #include "weft/corpus/campaign.h"
 #include "weft/corpus/shard.h"
 #include "weft/error.h"
@@ -188,7 +189,11 @@ class MergedOutput {
           it->second.dtypes = gap.dtypes;
         }
       }
-      for (const json& line : input.campaign.stats()) stats += line.dump() + "\n";
+      // Each line says which input's series it belongs to (weft report draws them summed).
+      for (json line : input.campaign.stats()) {
+        line["input"] = per_input.size();
+        stats += line.dump() + "\n";
+      }
       progress.cases += input.campaign.progress().cases;
       progress.elapsed = std::max(progress.elapsed, input.campaign.progress().elapsed);
       json entry = corpus::progress_to_json(input.campaign.progress());
@@ -439,6 +444,24 @@ int run_merge(const MergeArgs& args) {
 }
 
 }  // namespace
+
+bool holds_shards(const fs::path& dir) {
+  if (!fs::is_directory(dir) || fs::exists(dir / "campaign.json")) return false;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory() && fs::exists(entry.path() / "campaign.json")) return true;
+  }
+  return false;
+}
+
+void merge_into(const std::vector<std::string>& inputs, const fs::path& out) {
+  MergeArgs args;
+  args.inputs = inputs;
+  args.out = out.string();
+  Round round = read_round(args);
+  MergedOutput output{out};
+  output.check({});
+  output.write(round.inputs, round.shards, round.all_finished);
+}
 
 void add_merge_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(

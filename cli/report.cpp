@@ -28,6 +28,7 @@
 
 #include "commands.h"
 #include "json_fields.h"
+#include "merge.h"
 #include "reduced_case.h"
 #include "weft/corpus/campaign.h"
 #include "weft/corpus/test_case.h"
@@ -82,7 +83,9 @@ BucketInfo read_bucket(const fs::path& dir) {
 
 struct CampaignData {
   fs::path dir;
+  fs::path shown_dir;  // what the report names: dir, or the shard root it was merged from
   json document;
+  json shards = json::array();  // shards.json of a merged campaign: each shard's state
   std::optional<json> progress;
   std::vector<json> stats;
   std::vector<BucketInfo> buckets;  // most cases first
@@ -157,6 +160,13 @@ CampaignData read_campaign(const fs::path& dir) {
   }
   std::sort(data.gaps.begin(), data.gaps.end(),
             [](const corpus::Gap& a, const corpus::Gap& b) { return a.count > b.count; });
+  data.shown_dir = fs::absolute(dir).lexically_normal();
+  if (fs::exists(dir / "shards.json")) {
+    data.shards = parse_json(io::read_file(dir / "shards.json"), (dir / "shards.json").string());
+    if (!data.shards.is_array()) {
+      throw FormatError((dir / "shards.json").string(), "", "expected an array of shards");
+    }
+  }
   return data;
 }
 
@@ -248,15 +258,56 @@ std::vector<std::pair<std::string, double>> symptom_counts(const CampaignData& d
   return sorted;
 }
 
-// The last stats line of each series (one per merged input: time restarts between them).
+double field_or(const json& line, const char* key, double otherwise) {
+  auto it = line.find(key);
+  return it != line.end() && it->is_number() ? it->get<double>() : otherwise;
+}
+
+// The last stats line of each series: a run's counts (ops, forms) start again at every run of a
+// campaign (a resumed run's run_elapsed restarts) and every merged input ("input").
 std::vector<const json*> last_lines(const std::vector<json>& stats) {
   std::vector<const json*> lasts;
   for (std::size_t i = 0; i < stats.size(); ++i) {
-    const bool ends = i + 1 == stats.size() ||
-                      stats[i + 1]["elapsed"].get<double>() < stats[i]["elapsed"].get<double>();
+    const bool ends =
+        i + 1 == stats.size() ||
+        stats[i + 1]["elapsed"].get<double>() < stats[i]["elapsed"].get<double>() ||
+        field_or(stats[i + 1], "input", 0) != field_or(stats[i], "input", 0) ||
+        field_or(stats[i + 1], "run_elapsed", 0) < field_or(stats[i], "run_elapsed", 0);
     if (ends) lasts.push_back(&stats[i]);
   }
   return lasts;
+}
+
+// The lines the time charts draw. A merged campaign's inputs (shards) ran side by side: at each
+// moment, their cases and throughputs add up, and its buckets are at least the largest
+// input's (the same bug in two shards is one bucket).
+std::vector<json> chart_lines(const std::vector<json>& stats) {
+  std::map<double, std::vector<const json*>> by_input;
+  for (const json& line : stats) by_input[field_or(line, "input", 0)].push_back(&line);
+  if (by_input.size() < 2) return stats;
+  std::vector<double> times;
+  for (const json& line : stats) times.push_back(line["elapsed"].get<double>());
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  std::vector<json> combined;
+  for (double time : times) {
+    double cases = 0, rate = 0, buckets = 0;
+    for (const auto& [input, lines] : by_input) {
+      const json* latest = nullptr;
+      for (const json* line : lines) {
+        if ((*line)["elapsed"].get<double>() <= time) latest = line;
+      }
+      if (latest == nullptr) continue;
+      cases += field_or(*latest, "cases", 0);
+      // A shard whose last line lies behind has stopped judging.
+      const bool ended = latest == lines.back() && time > (*latest)["elapsed"].get<double>();
+      if (!ended) rate += field_or(*latest, "cases_per_second", 0);
+      buckets = std::max(buckets, field_or(*latest, "buckets", 0));
+    }
+    combined.push_back(
+        {{"elapsed", time}, {"cases", cases}, {"cases_per_second", rate}, {"buckets", buckets}});
+  }
+  return combined;
 }
 
 // Field `key` (an object of counts) summed over the last line of each series.
@@ -688,6 +739,36 @@ std::string options_table(const json& document) {
   return "<table class=\"kv\">" + rows + "</table>";
 }
 
+// Every shard of a merged campaign with its state (shards.json, written by `weft merge`).
+std::string shards_table(const json& shards, bool markdown) {
+  if (shards.empty()) return "";
+  std::string text = markdown ? "\n## Shards\n\n| shard | state | cases | campaign time | "
+                                "directory |\n|---|---|---:|---:|---|\n"
+                              : "<h2>Shards</h2>\n<table class=\"grid\"><tr><th>shard</th>"
+                                "<th>state</th><th>cases</th><th>campaign time</th>"
+                                "<th>directory</th></tr>\n";
+  for (const json& shard : shards) {
+    const json where = shard.value("shard", json::array());
+    const std::string name =
+        where.is_array() && where.size() == 2 ? plain(where[0]) + "/" + plain(where[1]) : "?";
+    const std::string state = plain(shard.value("state", json("?")));
+    std::string cases = plain(shard.value("cases", json("-")));
+    if (shard.value("target", 0) > 0) cases += " of " + plain(shard["target"]);
+    const std::string time = shard.contains("elapsed") && shard["elapsed"].is_number()
+                                 ? seconds_text(shard["elapsed"].get<double>())
+                                 : std::string("-");
+    const std::string dir = plain(shard.value("dir", json("-")));
+    text += markdown ? fmt::format("| {} | {} | {} | {} | `{}` |\n", name, md_escape(state), cases,
+                                   time, md_escape(dir))
+                     : fmt::format(
+                           "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td "
+                           "class=\"num\">{}</td><td><code>{}</code></td></tr>\n",
+                           html_escape(name), html_escape(state), html_escape(cases),
+                           html_escape(time), html_escape(dir));
+  }
+  return markdown ? text : text + "</table>\n";
+}
+
 std::string card(const std::string& big, const std::string& small) {
   return "<div class=\"card\"><div class=\"big\">" + html_escape(big) +
          "</div><div class=\"small\">" + html_escape(small) + "</div></div>";
@@ -695,12 +776,12 @@ std::string card(const std::string& big, const std::string& small) {
 
 std::string render_html(const CampaignData& data) {
   const std::optional<std::string> dot_program = find_program("dot");
-  const std::string title = "weft campaign " + fs::absolute(data.dir).lexically_normal().string();
+  const std::string title = "weft campaign " + data.shown_dir.string();
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
                      html_escape(title) + "</title>\n<style>" + kStyle +
                      "</style></head>\n<body>\n";
   html += "<h1>weft campaign report</h1>\n<p class=\"muted\"><code>" +
-          html_escape(fs::absolute(data.dir).lexically_normal().string()) + "</code></p>\n";
+          html_escape(data.shown_dir.string()) + "</code></p>\n";
 
   // Totals.
   double elapsed = 0;
@@ -725,11 +806,17 @@ std::string render_html(const CampaignData& data) {
 
   html += "<h2>Campaign</h2>\n" + options_table(data.document) + "\n";
 
+  const std::vector<json> charted = chart_lines(data.stats);
+  const bool summed = charted.size() != data.stats.size() || data.shards.size() > 1;
   html += "<h2>Over time</h2>\n<div class=\"charts\">" +
-          line_chart("Cases judged", data.stats, "cases", "#1f77b4") +
-          line_chart("Bug buckets", data.stats, "buckets", "#d62728") +
-          line_chart("Throughput (cases/s)", data.stats, "cases_per_second", "#2ca02c") +
+          line_chart(summed ? "Cases judged (all shards)" : "Cases judged", charted, "cases",
+                     "#1f77b4") +
+          line_chart(summed ? "Bug buckets (at least: the largest shard's)" : "Bug buckets",
+                     charted, "buckets", "#d62728") +
+          line_chart(summed ? "Throughput (cases/s, all shards)" : "Throughput (cases/s)", charted,
+                     "cases_per_second", "#2ca02c") +
           "</div>\n";
+  html += shards_table(data.shards, false);
 
   html += "<h2>Symptoms</h2>\n" + bar_chart(symptom_counts(data), symptom_color) + "\n";
   // The most frequent ops, then the rest folded away (the vocabulary has ~100 ops).
@@ -817,8 +904,7 @@ std::string render_html(const CampaignData& data) {
 // ---- the Markdown summary ----
 
 std::string render_markdown(const CampaignData& data) {
-  std::string md = "# weft campaign report\n\n`" +
-                   fs::absolute(data.dir).lexically_normal().string() + "`\n\n## Campaign\n\n";
+  std::string md = "# weft campaign report\n\n`" + data.shown_dir.string() + "`\n\n## Campaign\n\n";
   const json& document = data.document;
   if (document.contains("created"))
     md += "- created: " + md_escape(plain(document["created"])) + "\n";
@@ -854,6 +940,7 @@ std::string render_markdown(const CampaignData& data) {
       md += "| " + md_escape(symptom) + " | " + number_text(count) + " |\n";
     }
   }
+  md += shards_table(data.shards, true);
   md += "\n## Program forms\n\n" + forms_table(data, cases, true);
   md += "\n## Bug buckets\n\n";
   if (data.buckets.empty()) {
@@ -884,10 +971,31 @@ std::string render_markdown(const CampaignData& data) {
   return md;
 }
 
+// A temporary directory removed when it goes out of scope.
+struct TemporaryDirectory {
+  fs::path path;
+  TemporaryDirectory() {
+    std::string pattern = (fs::temp_directory_path() / "weft-report-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a temporary directory");
+    path = pattern;
+  }
+  ~TemporaryDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
 int run_report(const ReportArgs& args) {
   const fs::path dir(args.dir);
   if (!fs::is_directory(dir)) throw Error(args.dir + ": no such campaign directory");
-  const CampaignData data = read_campaign(dir);
+  // A root of shard directories is reported as their merge, as it stands now.
+  std::optional<TemporaryDirectory> merged;
+  if (holds_shards(dir)) {
+    merged.emplace();
+    merge_into({args.dir}, merged->path / "merged");
+  }
+  CampaignData data = read_campaign(merged ? merged->path / "merged" : dir);
+  if (merged) data.shown_dir = fs::absolute(dir).lexically_normal();
   const bool markdown = args.format == "md";
   const fs::path out =
       args.out.empty() ? dir / (markdown ? "report.md" : "report.html") : fs::path(args.out);

@@ -147,6 +147,35 @@ if "$weft" merge --help > /dev/null 2>&1; then
   inspect "$work/m" > "$work/m.buckets" || fail "merged campaign does not parse"
   diff <(sort "$work/a.buckets") <(sort "$work/m.buckets") || fail "merge differs from the unsharded campaign"
 fi
+# 5b. Shards from a Slurm array's environment land under one root; `weft merge --watch` of the
+# root equals the unsharded campaign and ends at once when every shard has finished; `weft
+# report ROOT` reports the merge; a shard that died shows as stale and keeps the watch going.
+for i in 0 1; do
+  SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_JOB_ID=77 \
+    "$weft" fuzz "${common[@]}" --cases 40 --seed 5 --out "$work/root" > "$work/r$i.txt" 2>&1 ||
+    { cat "$work/r$i.txt"; fail "array task $i"; }
+done
+[ -f "$work/root/shard-1-of-2/campaign.json" ] || fail "no shard-1-of-2 under the root"
+"$weft" merge --watch --interval 0.2 "$work/root" -o "$work/w" > "$work/w.txt" 2>&1 ||
+  { cat "$work/w.txt"; fail "merge --watch"; }
+grep -q "every shard finished" "$work/w.txt" || { cat "$work/w.txt"; fail "watch summary"; }
+inspect "$work/w" > "$work/w.buckets" || fail "watched merge does not parse"
+diff <(sort "$work/a.buckets") <(sort "$work/w.buckets") || fail "watched merge differs from the unsharded campaign"
+"$weft" report "$work/root" > /dev/null 2>&1 || fail "report of a shard root"
+grep -q "<h2>Shards</h2>" "$work/root/report.html" || fail "the root's report has no shard table"
+# A requeued array task resumes its shard instead of refusing it.
+SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=2 "$weft" fuzz --out "$work/root" > "$work/r1b.txt" 2>&1 ||
+  { cat "$work/r1b.txt"; fail "requeued array task"; }
+grep -q "resuming" "$work/r1b.txt" || fail "the requeued task did not resume"
+/usr/bin/python3 - "$work/root/shard-1-of-2/progress.json" <<'PY' || fail "shard 1 does not look dead"
+import json, sys
+p = json.load(open(sys.argv[1])); p["state"] = "running"; p["updated"] -= 3600
+json.dump(p, open(sys.argv[1], "w"))
+PY
+timeout -s INT 5 "$weft_binary" merge --watch --interval 0.5 --stale 60 "$work/root" -o "$work/w2" > "$work/w2.txt" 2>&1
+grep -q "shard 1/2  stale" "$work/w2.txt" || { cat "$work/w2.txt"; fail "a dead shard is not shown stale"; }
+grep -q "every shard finished" "$work/w2.txt" && fail "a stale shard counted as finished"
+
 # 6. On LibTorch's paths a campaign learns its capability gaps once (cached) and stores them
 # for the generator to avoid: LibTorch 1.13 has no int64 reflection padding.
 XDG_CACHE_HOME="$work/cache" "$weft" fuzz --backends torch --cases 2 --jobs 1 --out "$work/g" \
