@@ -288,13 +288,15 @@ class MergedOutput {
       merged.cases.push_back(case_name);
     }
     update("bugs/" + name + "/bucket.json", corpus::bucket_to_json(merged).dump(2) + "\n");
-    // Cases no longer among the lowest go once bucket.json no longer lists them.
+    // Cases no longer among the lowest go once bucket.json no longer lists them, and so do
+    // the half-copied directories of a watcher that was killed.
     for (const fs::directory_entry& entry : fs::directory_iterator(bucket_dir)) {
       const std::string case_name = entry.path().filename().string();
-      if (entry.is_directory() && corpus::case_index(case_name) &&
-          std::find(merged.cases.begin(), merged.cases.end(), case_name) == merged.cases.end()) {
-        fs::remove_all(entry.path());
-      }
+      const bool unlisted =
+          corpus::case_index(case_name) &&
+          std::find(merged.cases.begin(), merged.cases.end(), case_name) == merged.cases.end();
+      const bool half_copied = case_name.rfind(".case-", 0) == 0;
+      if (entry.is_directory() && (unlisted || half_copied)) fs::remove_all(entry.path());
     }
     std::string line =
         fmt::format("{}  count {} ({} from {} input{})  {} case{} stored  first found {:.1f} s",
