@@ -206,17 +206,7 @@ class MergedOutput {
     progress.updated = unix_now();
     summary.cases = progress.cases;
 
-    json gap_list = json::array();
-    for (const auto& [signature, gap] : gaps) {
-      gap_list.push_back({{"signature", gap.signature},
-                          {"backend", gap.backend},
-                          {"op", gap.op},
-                          {"dtypes", gap.dtypes},
-                          {"message", gap.message},
-                          {"count", gap.count},
-                          {"first_case", gap.first_case}});
-    }
-    if (!gaps.empty()) update("unsupported.json", gap_list.dump(1) + "\n");
+    if (!gaps.empty()) update("unsupported.json", corpus::gaps_to_json(gaps).dump(1) + "\n");
     if (!stats.empty()) update("stats.jsonl", stats);
     json progress_json = corpus::progress_to_json(progress);
     progress_json["inputs"] = per_input;

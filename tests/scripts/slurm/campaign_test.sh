@@ -28,12 +28,24 @@ chmod 700 "$work/munge-key"
 export SLURM_CONF="$work/slurm.conf"
 
 stop_cluster() {
+  [ -n "${watcher:-}" ] && kill "$watcher" 2> /dev/null
+  # Jobs first: a job's slurmstepd outlives slurmd (by design), and would linger.
+  if [ -n "${job:-}" ]; then
+    scancel "$job" > /dev/null 2>&1
+    for _ in $(seq 1 100); do
+      [ -z "$(squeue -h 2> /dev/null)" ] && break
+      sleep 0.1
+    done
+  fi
   scontrol shutdown > /dev/null 2>&1
   for pidfile in "$work/slurmd.pid" "$work/slurmctld.pid" "$work/munge/munged.pid"; do
     [ -s "$pidfile" ] && kill "$(cat "$pidfile")" 2> /dev/null
   done
-  [ -n "${watcher:-}" ] && kill "$watcher" 2> /dev/null
   sleep 1
+  # Whatever of this cluster is left (a step daemon runs in a directory of $work).
+  for pid in $(pgrep -x slurmstepd); do
+    case "$(readlink "/proc/$pid/cwd" 2> /dev/null)" in "$work"*) kill -9 "$pid" 2> /dev/null ;; esac
+  done
   rm -rf "$work"
 }
 trap stop_cluster EXIT

@@ -106,6 +106,8 @@ struct Gap {
 // A campaign's unsupported.json, by signature; FormatError naming the file, the entry and the
 // field when it is malformed.
 std::map<std::string, Gap> read_gaps(const std::filesystem::path& path);
+// unsupported.json's array, in signature order.
+nlohmann::json gaps_to_json(const std::map<std::string, Gap>& gaps);
 
 // Which case indices are done. A shard I/N judges indices I, I + N, I + 2N, ...: its k-th is
 // at position k, and positions are what done_below and done_above count.
