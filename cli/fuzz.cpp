@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -558,6 +559,65 @@ class FuzzRun {
   Clock::time_point start_;
 };
 
+// A campaign another weft process is still writing is not resumed: two writers would interleave
+// their progress (say, an array resubmitted while the first still runs). On this machine its
+// writer's pid tells; from another machine, a progress.json "running" whose time still moves
+// within kLiveWriterSeconds. A writer that died (SIGKILL, a lost node) is waited out.
+constexpr double kLiveWriterSeconds = 60;
+
+corpus::Progress read_progress(const fs::path& dir) {
+  const fs::path path = dir / "progress.json";
+  if (!fs::exists(path)) return {};
+  std::ifstream in(path);
+  nlohmann::json document = nlohmann::json::parse(in, nullptr, false);
+  if (document.is_discarded()) return {};  // Campaign::open names the damage
+  return corpus::progress_from_json(document, path.string());
+}
+
+bool weft_alive(long pid) {
+  if (::kill(static_cast<pid_t>(pid), 0) != 0) return false;
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  return !comm || (std::getline(comm, name) && name.rfind("weft", 0) == 0);
+}
+
+void refuse_a_live_writer(const fs::path& dir) {
+  corpus::Progress progress = read_progress(dir);
+  if (progress.state != "running" || progress.owner.empty()) return;
+  const std::size_t colon = progress.owner.rfind(':');
+  const std::string host = progress.owner.substr(0, colon);
+  char here[256] = {};
+  ::gethostname(here, sizeof here - 1);
+  if (host == here) {
+    const long pid = std::atol(progress.owner.c_str() + colon + 1);
+    if (pid != ::getpid() && weft_alive(pid)) {
+      throw Error(
+          fmt::format("{}: weft (pid {}) on this machine is still writing this campaign; "
+                      "a campaign has one writer: wait for it or stop it",
+                      dir.string(), pid));
+    }
+    return;
+  }
+  const auto now = [] {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const double last = progress.updated;
+  if (now() - last >= kLiveWriterSeconds) return;
+  std::cerr << fmt::format(
+      "{}: last written by {} {:.0f} s ago; waiting until it has been quiet for {:.0f} s\n",
+      dir.string(), progress.owner, now() - last, kLiveWriterSeconds);
+  while (now() - last < kLiveWriterSeconds) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    progress = read_progress(dir);
+    if (progress.state != "running") return;
+    if (progress.updated != last) {
+      throw Error(fmt::format("{}: {} is still writing this campaign; a campaign has one writer",
+                              dir.string(), progress.owner));
+    }
+  }
+}
+
 int fuzz(FuzzArgs args) {
   // Before anything is written, so that a signal never finds the default action.
   struct sigaction action {};
@@ -580,6 +640,7 @@ int fuzz(FuzzArgs args) {
   }
   corpus::Campaign campaign = [&] {
     if (args.resume) {
+      refuse_a_live_writer(args.out);
       corpus::Campaign existing = corpus::Campaign::open(args.out);
       if (scheduled) {
         const corpus::Shard stored{existing.progress().shard_index,

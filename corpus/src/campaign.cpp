@@ -2,6 +2,8 @@
 // statistics, every file written atomically.
 #include "weft/corpus/campaign.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -62,6 +64,13 @@ T field(const nlohmann::json& document, const char* name, const std::string& sou
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// "host:pid" of this process.
+std::string this_process() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return std::string(host) + ":" + std::to_string(::getpid());
 }
 
 // The shard [I, N] of a campaign's options (unsharded: [0, 1]).
@@ -129,14 +138,18 @@ Progress progress_from_json(const nlohmann::json& document, const std::string& s
     }
   }
   if (document.contains("updated")) progress.updated = field<double>(document, "updated", source);
+  if (document.contains("owner")) progress.owner = field<std::string>(document, "owner", source);
   return progress;
 }
 
 nlohmann::json progress_to_json(const Progress& progress) {
-  nlohmann::json document = {
-      {"done_below", progress.done_below}, {"done_above", progress.done_above},
-      {"cases", progress.cases},           {"elapsed", progress.elapsed},
-      {"state", progress.state},           {"updated", progress.updated}};
+  nlohmann::json document = {{"done_below", progress.done_below},
+                             {"done_above", progress.done_above},
+                             {"cases", progress.cases},
+                             {"elapsed", progress.elapsed},
+                             {"state", progress.state},
+                             {"updated", progress.updated},
+                             {"owner", progress.owner}};
   if (progress.shard_count > 1) {
     document["shard"] = {progress.shard_index, progress.shard_count};
   }
@@ -281,6 +294,7 @@ Campaign Campaign::create(const fs::path& dir, const nlohmann::json& options,
   std::tie(campaign.progress_.shard_index, campaign.progress_.shard_count) =
       shard_of(options, (dir / "campaign.json").string());
   campaign.progress_.updated = unix_now();
+  campaign.progress_.owner = this_process();
   write_json(dir / "campaign.json", campaign.document_);
   write_json(dir / "progress.json", progress_to_json(campaign.progress_));
   return campaign;
@@ -427,6 +441,7 @@ void Campaign::mark_done(std::uint64_t index, double elapsed) {
 
 void Campaign::save_progress() {
   progress_.updated = unix_now();
+  progress_.owner = this_process();
   if (!gaps_.empty()) write_json(dir_ / "unsupported.json", gaps_to_json(gaps_));
   write_json(dir_ / "progress.json", progress_to_json(progress_));
 }

@@ -110,12 +110,25 @@ for _ in $(seq 1 300); do
   grep -q '"cases": [1-9]' "$work/t/progress.json" 2>/dev/null && break
   sleep 0.1
 done
+# A second writer of a running campaign (an array submitted twice) is refused, naming the first.
+"$weft" fuzz --resume --out "$work/t" > "$work/t2.txt" 2>&1 && fail "resumed a campaign that another weft writes"
+grep -q "(pid $pid) on this machine is still writing" "$work/t2.txt" ||
+  { cat "$work/t2.txt"; fail "no message naming the live writer"; }
 pkill -TERM -P "$pid"
 kill -TERM "$pid"
 wait "$pid" || { cat "$work/t.txt"; fail "SIGTERM should exit 0"; }
 inspect "$work/t" > "$work/t.buckets" || fail "files do not parse after SIGTERM"
 grep -q "^crash" "$work/t.buckets" && { cat "$work/t.buckets"; fail "a worker stopped by SIGTERM was filed as a crash"; }
 grep -q '"state": "stopped"' "$work/t/progress.json" || fail "progress.json does not say stopped"
+# Written "running" by another machine 57 s ago: resumed once it has been quiet for 60 s.
+/usr/bin/python3 - "$work/t/progress.json" <<'PY'
+import json, sys, time
+p = json.load(open(sys.argv[1]))
+p.update(state="running", owner="elsewhere:1", updated=time.time() - 57)
+json.dump(p, open(sys.argv[1], "w"))
+PY
+"$weft" fuzz --resume --time 1 --out "$work/t" > "$work/t3.txt" 2>&1 || { cat "$work/t3.txt"; fail "resume after a quiet writer"; }
+grep -q "last written by elsewhere:1 .* waiting" "$work/t3.txt" || { cat "$work/t3.txt"; fail "no wait for the other machine's writer"; }
 
 # 4. Refusals: an existing campaign without --resume, a newer schema.
 "$weft" fuzz "${common[@]}" --cases 1 --out "$work/a" > "$work/x.txt" 2>&1 && fail "overwrote a campaign"

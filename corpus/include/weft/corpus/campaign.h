@@ -18,7 +18,8 @@
 //                        of campaign time before this run (a resumed run adds its own);
 //                        state = "running", "finished" (its stopping rule was met) or
 //                        "stopped" (a signal or an error); updated = Unix time of the write
-//                        (a "running" campaign whose updated lies far back has died).
+//                        (a "running" campaign whose updated lies far back has died); owner =
+//                        "host:pid" of the writer.
 //   DIR/stats.jsonl     one JSON object per line, one line per interval:
 //                        {"elapsed": 10.0, "cases": 500, "cases_per_second": 50.0,
 //                         "buckets": 3, "bugs": 7, "by_symptom": {"wrong-output": 5, ...},
@@ -120,6 +121,7 @@ struct Progress {
   double elapsed = 0;
   std::string state = "running";  // "running", "finished" or "stopped"
   double updated = 0;             // Unix seconds of the last write
+  std::string owner;              // "host:pid" of the process that wrote it
 
   bool done(std::uint64_t index) const;  // false for an index of another shard
   void mark(std::uint64_t index);        // and advances done_below over contiguous positions
