@@ -131,6 +131,9 @@ struct Totals {
   std::map<std::string, PathTime> paths;  // by backend, the case's own runs (not localization)
 };
 
+// A run's stats.jsonl lines beyond which their spacing grows with the run's length.
+constexpr double kStatsLinesPerRun = 500;
+
 // Seconds the reducer may spend on one new bucket's case during a campaign.
 constexpr double kReduceBudgetSeconds = 120;
 
@@ -180,7 +183,8 @@ class FuzzRun {
         args_.jobs > 0 ? args_.jobs : std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::thread> threads;
     for (int j = 0; j < jobs; ++j) threads.emplace_back([this] { job(); });
-    double next_stats = args_.interval;
+    double next_stats = args_.interval;       // progress.json, the progress line
+    double next_stats_line = args_.interval;  // stats.jsonl
     while (true) {
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -191,7 +195,13 @@ class FuzzRun {
       const double elapsed = seconds();
       if (elapsed >= next_stats) {
         std::lock_guard<std::mutex> lock(mutex_);
-        write_stats(elapsed);
+        if (elapsed >= next_stats_line) {
+          write_stats(elapsed);
+          // stats.jsonl is rewritten whole at each line: a night's campaign spaces its lines
+          // out (at most ~kStatsLinesPerRun per run) rather than rewrite megabytes every
+          // interval onto a shared filesystem.
+          next_stats_line = elapsed + std::max(args_.interval, elapsed / kStatsLinesPerRun);
+        }
         campaign_.save_progress();
         if (!tty_) print_progress(false);
         next_stats += args_.interval;

@@ -24,6 +24,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -92,13 +93,79 @@ std::vector<fs::path> expand_input(const fs::path& input, bool watch) {
 
 struct Input {
   fs::path dir;
-  corpus::Campaign campaign;
+  corpus::Campaign campaign;  // opened without its stats
   corpus::Shard shard;
   std::uint64_t target = 0;  // the shard's cases under the campaign's --cases (0: by time)
+  std::shared_ptr<const std::vector<json>> stats;  // thinned (StatsCache)
 };
 
-Input read_input(const fs::path& dir) {
-  Input input{dir, corpus::Campaign::open(dir), {}, 0};
+// The stats lines the merge keeps of one input: the last line of each run (what the report
+// sums) and at most kChartLines others, evenly spaced (what it draws). Parsed again only when
+// the file changed: a watcher over a night's shards would otherwise parse gigabytes a round.
+class StatsCache {
+ public:
+  static constexpr std::size_t kChartLines = 100;
+
+  std::shared_ptr<const std::vector<json>> lines(const fs::path& dir) {
+    const fs::path path = dir / "stats.jsonl";
+    std::error_code error;
+    const auto size = fs::file_size(path, error);
+    if (error) return std::make_shared<const std::vector<json>>();
+    const auto time = fs::last_write_time(path, error);
+    Entry& entry = entries_[path];
+    if (entry.lines && entry.size == size && entry.time == time) return entry.lines;
+    entry.size = size;
+    entry.time = time;
+    entry.lines = std::make_shared<const std::vector<json>>(thinned(read(path)));
+    return entry.lines;
+  }
+
+ private:
+  struct Entry {
+    std::uintmax_t size = 0;
+    fs::file_time_type time;
+    std::shared_ptr<const std::vector<json>> lines;
+  };
+
+  static std::vector<json> read(const fs::path& path) {
+    std::vector<json> lines;
+    std::istringstream text(io::read_file(path));
+    std::string line;
+    int number = 0;
+    while (std::getline(text, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      json entry = json::parse(line, nullptr, false);
+      if (entry.is_discarded() || !entry.is_object() || !entry.contains("elapsed") ||
+          !entry["elapsed"].is_number()) {
+        throw FormatError(path.string() + ":" + std::to_string(number), "",
+                          "expected one JSON object with \"elapsed\" per line");
+      }
+      lines.push_back(std::move(entry));
+    }
+    return lines;
+  }
+
+  static std::vector<json> thinned(std::vector<json> lines) {
+    const auto restarts = [&](std::size_t i) {  // line i + 1 starts another run
+      return lines[i + 1]["elapsed"].get<double>() < lines[i]["elapsed"].get<double>() ||
+             lines[i + 1].value("run_elapsed", 0.0) < lines[i].value("run_elapsed", 0.0);
+    };
+    const std::size_t step =
+        std::max<std::size_t>(1, (lines.size() + kChartLines - 1) / kChartLines);
+    std::vector<json> kept;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (i % step == 0 || i + 1 == lines.size() || restarts(i))
+        kept.push_back(std::move(lines[i]));
+    }
+    return kept;
+  }
+
+  std::map<fs::path, Entry> entries_;
+};
+
+Input read_input(const fs::path& dir, StatsCache& cache) {
+  Input input{dir, corpus::Campaign::open(dir, false), {}, 0, cache.lines(dir)};
   input.shard = {input.campaign.progress().shard_index, input.campaign.progress().shard_count};
   const json& options = input.campaign.options();
   if (options.contains("cases") && options["cases"].is_number_unsigned()) {
@@ -190,7 +257,7 @@ class MergedOutput {
         }
       }
       // Each line says which input's series it belongs to (weft report draws them summed).
-      for (json line : input.campaign.stats()) {
+      for (json line : *input.stats) {
         line["input"] = per_input.size();
         stats += line.dump() + "\n";
       }
@@ -331,7 +398,7 @@ struct Round {
   std::vector<std::string> status_lines;
 };
 
-Round read_round(const MergeArgs& args) {
+Round read_round(const MergeArgs& args, StatsCache& cache) {
   Round round;
   std::set<fs::path> seen;
   for (const std::string& input : args.inputs) {
@@ -339,7 +406,7 @@ Round read_round(const MergeArgs& args) {
       if (!seen.insert(dir).second) {
         throw Error(dir.string() + ": given twice (its bugs would be counted twice)");
       }
-      round.inputs.push_back(read_input(dir));
+      round.inputs.push_back(read_input(dir, cache));
     }
   }
   // The shards every sharded campaign should have: the ones with no directory have not started.
@@ -398,9 +465,10 @@ int run_merge(const MergeArgs& args) {
     sigaction(SIGTERM, &action, nullptr);
   }
   MergedOutput output{fs::path(args.out)};
+  StatsCache cache;
   bool checked = false;
   while (true) {
-    Round round = read_round(args);
+    Round round = read_round(args, cache);
     if (!checked) {
       std::vector<std::string> merged_from;
       for (const Input& input : round.inputs) merged_from.push_back(input.dir.string());
@@ -449,7 +517,8 @@ void merge_into(const std::vector<std::string>& inputs, const fs::path& out) {
   MergeArgs args;
   args.inputs = inputs;
   args.out = out.string();
-  Round round = read_round(args);
+  StatsCache cache;
+  Round round = read_round(args, cache);
   MergedOutput output{out};
   output.check({});
   output.write(round.inputs, round.shards, round.all_finished);

@@ -300,7 +300,7 @@ Campaign Campaign::create(const fs::path& dir, const nlohmann::json& options,
   return campaign;
 }
 
-Campaign Campaign::open(const fs::path& dir) {
+Campaign Campaign::open(const fs::path& dir, bool with_stats) {
   const fs::path path = dir / "campaign.json";
   if (!fs::exists(path)) throw Error(dir.string() + " holds no campaign (no campaign.json)");
   Campaign campaign;
@@ -364,7 +364,9 @@ Campaign Campaign::open(const fs::path& dir) {
       campaign.buckets_[bucket.name] = std::move(bucket);
     }
   }
-  if (fs::exists(dir / "stats.jsonl")) campaign.stats_text_ = read_text(dir / "stats.jsonl");
+  if (with_stats && fs::exists(dir / "stats.jsonl")) {
+    campaign.stats_text_ = read_text(dir / "stats.jsonl");
+  }
   const fs::path gaps = dir / "unsupported.json";
   if (fs::exists(gaps)) campaign.gaps_ = gaps_from_json(read_json(gaps), gaps.string());
   return campaign;

@@ -146,6 +146,31 @@ assert progress["done_below"] == 120 and progress["done_above"] == [], progress
 assert [p["done_below"] for p in progress["inputs"]] == [120, 80], progress
 assert len([l for l in open(os.path.join(c, "stats.jsonl")) if l.strip()]) == 6
 EOF
+# A long campaign's stats are thinned in the merge: evenly spaced lines for the charts, and the
+# last line of each run (a resumed run starts its counts again), whose counts the report sums.
+cp -r "$a" "$work/long"
+/usr/bin/python3 - "$work/long/stats.jsonl" <<'EOF' || fail "writing long stats"
+import json, sys
+with open(sys.argv[1], "w") as out:
+    for i in range(1000):
+        run = i - 600 if i >= 600 else i
+        out.write(json.dumps({"elapsed": float(i), "run_elapsed": float(run), "cases": i,
+                              "ops": {"relu": run + 1}}) + "\n")
+EOF
+"$weft" merge "$work/long" -o "$work/long-merged" > /dev/null 2>&1 || fail "merge of a long campaign"
+/usr/bin/python3 - "$work/long-merged/stats.jsonl" <<'EOF' || fail "the long stats are not thinned right"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) <= 102, len(lines)
+elapsed = [l["elapsed"] for l in lines]
+assert 599.0 in elapsed and 999.0 in elapsed, elapsed  # each run's last line
+assert all(l["input"] == 0 for l in lines)
+EOF
+# The report sums the last line of each run: relu 600 + 400.
+"$weft" report "$work/long-merged" > /dev/null 2>&1 || fail "report of the long merge"
+grep -q 'relu</title></text><rect[^>]*/><text[^>]*>1000<' "$work/long-merged/report.html" ||
+  fail "the op count does not add up the runs (600 + 400)"
+
 "$weft" report "$work/c" > /dev/null 2>&1 || fail "report of the merged campaign"
 grep -q "nan-inf-mismatch-torch-tanh-deadbeef" "$work/c/report.html" || fail "merged report"
 

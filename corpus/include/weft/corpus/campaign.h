@@ -143,7 +143,8 @@ class Campaign {
   // Opens an existing campaign to resume or read it. Throws weft::FormatError naming the file
   // and field for a damaged campaign.json/progress.json/bucket.json, and weft::Error for one
   // written by a newer schema ("written by a newer weft (campaign schema 2; this one reads 1)").
-  static Campaign open(const std::filesystem::path& dir);
+  // `with_stats` false leaves stats.jsonl unread (stats() is then empty).
+  static Campaign open(const std::filesystem::path& dir, bool with_stats = true);
 
   const std::filesystem::path& dir() const { return dir_; }
   const nlohmann::json& document() const { return document_; }  // campaign.json
