@@ -608,16 +608,12 @@ void refuse_a_live_writer(const fs::path& dir) {
     }
     return;
   }
-  const auto now = [] {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  };
   const double last = progress.updated;
-  if (now() - last >= kLiveWriterSeconds) return;
+  if (corpus::unix_seconds() - last >= kLiveWriterSeconds) return;
   std::cerr << fmt::format(
       "{}: last written by {} {:.0f} s ago; waiting until it has been quiet for {:.0f} s\n",
-      dir.string(), progress.owner, now() - last, kLiveWriterSeconds);
-  while (now() - last < kLiveWriterSeconds) {
+      dir.string(), progress.owner, corpus::unix_seconds() - last, kLiveWriterSeconds);
+  while (corpus::unix_seconds() - last < kLiveWriterSeconds) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     progress = read_progress(dir);
     if (progress.state != "running") return;

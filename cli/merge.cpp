@@ -58,10 +58,6 @@ void on_stop_signal(int) {
   if (g_stop.fetch_add(1) >= 1) ::_exit(130);
 }
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 std::string utc_stamp() {
   std::time_t now = std::time(nullptr);
   char stamp[32];
@@ -270,7 +266,7 @@ class MergedOutput {
     }
     progress.done_below = done_below(inputs);
     progress.state = all_finished ? "finished" : "running";
-    progress.updated = unix_now();
+    progress.updated = corpus::unix_seconds();
     summary.cases = progress.cases;
 
     if (!gaps.empty()) update("unsupported.json", corpus::gaps_to_json(gaps).dump(1) + "\n");
@@ -410,7 +406,7 @@ Round read_round(const MergeArgs& args, StatsCache& cache) {
     }
   }
   // The shards every sharded campaign should have: the ones with no directory have not started.
-  const double now = unix_now();
+  const double now = corpus::unix_seconds();
   std::map<std::uint64_t, std::set<std::uint64_t>> present;  // N -> indices
   bool all_finished = !round.inputs.empty();
   for (const Input& input : round.inputs) {

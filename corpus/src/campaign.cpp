@@ -62,10 +62,6 @@ T field(const nlohmann::json& document, const char* name, const std::string& sou
   }
 }
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // "host:pid" of this process.
 std::string this_process() {
   char host[256] = {};
@@ -154,6 +150,10 @@ nlohmann::json progress_to_json(const Progress& progress) {
     document["shard"] = {progress.shard_index, progress.shard_count};
   }
   return document;
+}
+
+double unix_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::optional<std::uint64_t> case_index(const std::string& case_dir_name) {
@@ -293,7 +293,7 @@ Campaign Campaign::create(const fs::path& dir, const nlohmann::json& options,
                         {"options", options}};
   std::tie(campaign.progress_.shard_index, campaign.progress_.shard_count) =
       shard_of(options, (dir / "campaign.json").string());
-  campaign.progress_.updated = unix_now();
+  campaign.progress_.updated = unix_seconds();
   campaign.progress_.owner = this_process();
   write_json(dir / "campaign.json", campaign.document_);
   write_json(dir / "progress.json", progress_to_json(campaign.progress_));
@@ -442,7 +442,7 @@ void Campaign::mark_done(std::uint64_t index, double elapsed) {
 }
 
 void Campaign::save_progress() {
-  progress_.updated = unix_now();
+  progress_.updated = unix_seconds();
   progress_.owner = this_process();
   if (!gaps_.empty()) write_json(dir_ / "unsupported.json", gaps_to_json(gaps_));
   write_json(dir_ / "progress.json", progress_to_json(progress_));

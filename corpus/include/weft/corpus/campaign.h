@@ -131,6 +131,9 @@ nlohmann::json progress_to_json(const Progress& progress);
 // FormatError naming `source` and the field when malformed.
 Progress progress_from_json(const nlohmann::json& document, const std::string& source);
 
+// Seconds since the Unix epoch, as progress.json's "updated" counts them.
+double unix_seconds();
+
 // The index of a case directory name ("case-000000000017" -> 17), or nothing.
 std::optional<std::uint64_t> case_index(const std::string& case_dir_name);
 
