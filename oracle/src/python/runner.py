@@ -101,6 +101,10 @@ class Prepared:
         self.shape_sets = request.get("shape_sets", {})
         self.runs_shape_sets = []
         if mode in ("inductor", "inductor-dynamic", "aot_eager"):
+            # Each case compiles as in a fresh process: Dynamo's state from earlier cases of this
+            # worker (automatic-dynamic shapes, caches) made a case compile otherwise here than
+            # in its repro script, and a reduction keep a bug that showed only after them.
+            torch._dynamo.reset()
             self.run = torch.compile(model, backend="aot_eager" if mode == "aot_eager" else
                                      "inductor", dynamic=True if mode == "inductor-dynamic" else None)
         elif mode == "export":
