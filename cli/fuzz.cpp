@@ -575,13 +575,9 @@ class FuzzRun {
 // within kLiveWriterSeconds. A writer that died (SIGKILL, a lost node) is waited out.
 constexpr double kLiveWriterSeconds = 60;
 
+// The campaign's progress as its files say now (a damaged file is refused, naming it).
 corpus::Progress read_progress(const fs::path& dir) {
-  const fs::path path = dir / "progress.json";
-  if (!fs::exists(path)) return {};
-  std::ifstream in(path);
-  nlohmann::json document = nlohmann::json::parse(in, nullptr, false);
-  if (document.is_discarded()) return {};  // Campaign::open names the damage
-  return corpus::progress_from_json(document, path.string());
+  return corpus::Campaign::open(dir, false).progress();
 }
 
 bool weft_alive(long pid) {
@@ -595,10 +591,7 @@ void refuse_a_live_writer(const fs::path& dir) {
   corpus::Progress progress = read_progress(dir);
   if (progress.state != "running" || progress.owner.empty()) return;
   const std::size_t colon = progress.owner.rfind(':');
-  const std::string host = progress.owner.substr(0, colon);
-  char here[256] = {};
-  ::gethostname(here, sizeof here - 1);
-  if (host == here) {
+  if (progress.owner.substr(0, colon) == corpus::this_host()) {
     const long pid = std::atol(progress.owner.c_str() + colon + 1);
     if (pid != ::getpid() && weft_alive(pid)) {
       throw Error(

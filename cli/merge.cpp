@@ -502,11 +502,8 @@ int run_merge(const MergeArgs& args) {
 }  // namespace
 
 bool holds_shards(const fs::path& dir) {
-  if (!fs::is_directory(dir) || fs::exists(dir / "campaign.json")) return false;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    if (entry.is_directory() && fs::exists(entry.path() / "campaign.json")) return true;
-  }
-  return false;
+  return fs::is_directory(dir) && !fs::exists(dir / "campaign.json") &&
+         !expand_input(dir, true).empty();
 }
 
 void merge_into(const std::vector<std::string>& inputs, const fs::path& out) {

@@ -64,9 +64,7 @@ T field(const nlohmann::json& document, const char* name, const std::string& sou
 
 // "host:pid" of this process.
 std::string this_process() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return std::string(host) + ":" + std::to_string(::getpid());
+  return this_host() + ":" + std::to_string(::getpid());
 }
 
 // The shard [I, N] of a campaign's options (unsharded: [0, 1]).
@@ -150,6 +148,12 @@ nlohmann::json progress_to_json(const Progress& progress) {
     document["shard"] = {progress.shard_index, progress.shard_count};
   }
   return document;
+}
+
+std::string this_host() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return host;
 }
 
 double unix_seconds() {

@@ -133,6 +133,8 @@ Progress progress_from_json(const nlohmann::json& document, const std::string& s
 
 // Seconds since the Unix epoch, as progress.json's "updated" counts them.
 double unix_seconds();
+// This machine's host name: progress.json's "owner" is "<this_host()>:<pid>".
+std::string this_host();
 
 // The index of a case directory name ("case-000000000017" -> 17), or nothing.
 std::optional<std::uint64_t> case_index(const std::string& case_dir_name);
