@@ -52,6 +52,9 @@ CapabilityGaps probe(double time_limit_seconds) {
   CapabilityGaps gaps;
   for (ir::OpKind op : ir::kAllOps) {
     if (!gen::has_spec(op)) continue;
+    // float16 and bfloat16 are not probed: LibTorch 1.13 lacks most of their CPU kernels, and
+    // avoiding those pairs would keep half precision away from PyTorch 2.x's paths too, which
+    // have them; 1.13's refusals are recorded as capability gaps instead.
     for (Dtype dtype : {Dtype::Bool, Dtype::Int32, Dtype::Int64, Dtype::Float32, Dtype::Float64}) {
       for (int seed = 0; seed < kSeedsPerPair; ++seed) {
         gen::CaseOptions c;

@@ -15,6 +15,8 @@ constexpr std::array<DtypeInfo, kNumDtypes> kInfo{{
     {"bool", "BOOL", "Bool", 1},
     {"int32", "I32", "Int", 4},
     {"int64", "I64", "Long", 8},
+    {"float16", "F16", "Half", 2},
+    {"bfloat16", "BF16", "BFloat16", 2},
     {"float32", "F32", "Float", 4},
     {"float64", "F64", "Double", 8},
 }};
@@ -31,7 +33,43 @@ std::size_t itemsize(Dtype dtype) {
   return info(dtype).size;
 }
 bool is_floating(Dtype dtype) {
-  return dtype == Dtype::Float32 || dtype == Dtype::Float64;
+  return dtype == Dtype::Float32 || dtype == Dtype::Float64 || is_reduced_floating(dtype);
+}
+bool is_reduced_floating(Dtype dtype) {
+  return dtype == Dtype::Float16 || dtype == Dtype::BFloat16;
+}
+double dtype_epsilon(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::Float16:
+      return 0x1p-10;
+    case Dtype::BFloat16:
+      return 0x1p-7;
+    case Dtype::Float32:
+      return 0x1p-23;
+    case Dtype::Float64:
+      return 0x1p-52;
+    default:
+      return 0;
+  }
+}
+double dtype_max(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::Bool:
+      return 1;
+    case Dtype::Int32:
+      return 2147483647.0;
+    case Dtype::Int64:
+      return 9223372036854775807.0;
+    case Dtype::Float16:
+      return 65504.0;
+    case Dtype::BFloat16:
+      return 0x1.fep127;
+    case Dtype::Float32:
+      return 0x1.fffffep127;
+    case Dtype::Float64:
+      return 0x1.fffffffffffffp1023;
+  }
+  return 0;
 }
 bool is_integral(Dtype dtype, bool include_bool) {
   return dtype == Dtype::Int32 || dtype == Dtype::Int64 || (include_bool && dtype == Dtype::Bool);
@@ -51,6 +89,7 @@ std::optional<Dtype> dtype_from_name(std::string_view name) {
   if (name == "float") return Dtype::Float32;
   if (name == "double") return Dtype::Float64;
   if (name == "long") return Dtype::Int64;
+  if (name == "half") return Dtype::Float16;
   if (name == "int") return Dtype::Int32;
   return std::nullopt;
 }
@@ -63,7 +102,9 @@ std::optional<Dtype> dtype_from_safetensors_name(std::string_view name) {
 }
 
 Dtype promote_types(Dtype a, Dtype b) {
-  // The enum order is a total order that matches PyTorch for the types weft has.
+  // Neither 16-bit float holds the other: both fit in float32 (torch.promote_types).
+  if (is_reduced_floating(a) && is_reduced_floating(b) && a != b) return Dtype::Float32;
+  // Otherwise the enum order is a total order that matches PyTorch for the types weft has.
   return static_cast<std::uint8_t>(a) >= static_cast<std::uint8_t>(b) ? a : b;
 }
 

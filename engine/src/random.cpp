@@ -19,8 +19,13 @@ Generator& pick(Generator* generator) {
 template <typename Draw>
 Tensor& fill_floating(Tensor& t, const char* name, Generator& gen, Draw draw) {
   autograd::check_inplace(t);
-  const Tensor target = t.is_contiguous() ? t : empty_like(t);
-  kernels::dispatch_floating(t.dtype(), name, [&](auto tag) {
+  // 16-bit floats draw in float32 and round each value.
+  const Tensor target = t.is_contiguous() && !is_reduced_floating(t.dtype())
+                            ? t
+                            : empty(t.sizes(), dtype(is_reduced_floating(t.dtype())
+                                                         ? Dtype::Float32
+                                                         : t.dtype()));
+  kernels::dispatch_floating(target.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = target.data<T>();
     for (std::int64_t i = 0; i < target.numel(); ++i) p[i] = static_cast<T>(draw(gen));
@@ -85,6 +90,9 @@ Tensor randint(std::int64_t low, std::int64_t high, IntList shape, TensorOptions
                 " >= to=" + std::to_string(high));
   }
   Generator& gen = pick(generator);
+  if (is_reduced_floating(options.dtype)) {
+    return randint(low, high, shape, dtype(Dtype::Float32), generator).to(options.dtype);
+  }
   Tensor t = empty(shape, dtype(options.dtype));
   const auto range = static_cast<std::uint64_t>(high - low);
   kernels::dispatch(options.dtype, [&](auto tag) {

@@ -9,6 +9,7 @@
 
 #include "kernels/copy.h"
 #include "kernels/dispatch.h"
+#include "kernels/half.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ir/tracer.h"
@@ -113,9 +114,9 @@ double Tensor::item() const {
     throw Error("a Tensor with " + std::to_string(numel()) +
                 " elements cannot be converted to Scalar");
   }
-  return kernels::dispatch(dtype(), [&](auto tag) {
+  return kernels::dispatch_storage(dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return static_cast<double>(*data<T>());
+    return kernels::convert_any<double>(*data<T>());
   });
 }
 
@@ -123,10 +124,10 @@ template <typename T>
 std::vector<T> Tensor::to_vector() const {
   const Tensor c = contiguous();
   std::vector<T> out(static_cast<std::size_t>(c.numel()));
-  kernels::dispatch(c.dtype(), [&](auto tag) {
+  kernels::dispatch_storage(c.dtype(), [&](auto tag) {
     using S = typename decltype(tag)::type;
     const S* p = c.data<S>();
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = kernels::convert<T>(p[i]);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = kernels::convert_any<T>(p[i]);
   });
   return out;
 }
@@ -539,6 +540,8 @@ Tensor arange(double start, double end, double step, std::optional<Dtype> dtype)
   const bool whole =
       std::nearbyint(start) == start && std::nearbyint(end) == end && std::nearbyint(step) == step;
   const Dtype d = dtype.value_or(whole ? Dtype::Int64 : Dtype::Float32);
+  // 16-bit floats: the values in float32, rounded once.
+  if (is_reduced_floating(d)) return arange(start, end, step, Dtype::Float32).to(d);
   const auto n = static_cast<std::int64_t>(std::ceil((end - start) / step));
   Tensor t = make_tensor({n}, d);
   kernels::dispatch(d, [&](auto tag) {
@@ -552,6 +555,11 @@ Tensor arange(double start, double end, double step, std::optional<Dtype> dtype)
 
 Tensor linspace(double start, double end, std::int64_t steps, TensorOptions options) {
   if (steps < 0) throw Error("linspace: number of steps must be non-negative");
+  if (is_reduced_floating(options.dtype)) {
+    Tensor t = linspace(start, end, steps, dtype(Dtype::Float32)).to(options.dtype);
+    if (options.requires_grad) t.requires_grad_();
+    return t;
+  }
   Tensor t = make_tensor({steps}, options.dtype);
   const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
   kernels::dispatch(options.dtype, [&](auto tag) {
@@ -570,6 +578,11 @@ Tensor linspace(double start, double end, std::int64_t steps, TensorOptions opti
 
 Tensor eye(std::int64_t n, std::optional<std::int64_t> m, TensorOptions options) {
   const std::int64_t cols = m.value_or(n);
+  if (is_reduced_floating(options.dtype)) {
+    Tensor t = eye(n, cols, dtype(Dtype::Float32)).to(options.dtype);
+    if (options.requires_grad) t.requires_grad_();
+    return t;
+  }
   Tensor t = zeros({n, cols}, dtype(options.dtype));
   kernels::dispatch(options.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

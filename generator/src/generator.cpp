@@ -702,6 +702,23 @@ GeneratedCase generate_case(Generator& generator, const CaseOptions& options) {
   if (forward_only && attempt.dtypes == std::vector<Dtype>{Dtype::Float32}) {
     attempt.dtypes = {Dtype::Float32, Dtype::Int64, Dtype::Bool};
   }
+  // Half precision draws from a stream of its own, so that the other forms stay as they were.
+  std::mt19937_64 precision(options.generator.seed ^ 0x5BD1E9955BD1E995ull);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  if (unit(precision) < options.half_precision_rate) {
+    const Dtype half = unit(precision) < 0.5 ? Dtype::Float16 : Dtype::BFloat16;
+    const bool mixed = unit(precision) < 1.0 / 3.0;
+    std::vector<Dtype> dtypes;
+    for (Dtype d : attempt.dtypes) {
+      if (d == Dtype::Float32) {
+        dtypes.push_back(half);
+        if (mixed) dtypes.push_back(Dtype::Float32);
+      } else {
+        dtypes.push_back(d);
+      }
+    }
+    attempt.dtypes = std::move(dtypes);
+  }
   for (int k = 0;; ++k) {
     // Attempt k > 0 draws from a seed mixed from the first (splitmix64's constant), so that
     // neighbouring seeds' retries do not collide with each other's first attempts.

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "weft/autograd.h"
 #include "weft/error.h"
@@ -44,8 +47,9 @@ bool all_finite(const Tensor& t) {
     }
     return true;
   }
-  const double* p = c.data<double>();
-  for (std::int64_t i = 0; i < c.numel(); ++i) {
+  const Tensor d = c.dtype() == Dtype::Float64 ? c : c.to(Dtype::Float64);
+  const double* p = d.data<double>();
+  for (std::int64_t i = 0; i < d.numel(); ++i) {
     if (!std::isfinite(p[i])) return false;
   }
   return true;
@@ -543,9 +547,8 @@ std::size_t rprop_step(std::vector<FloatLeaf>& floats, const LossPass& pass) {
 }
 
 // What is not finite in `run` ("" when everything is); sets the check's failing node.
-std::string problem_text(const ir::Graph& graph, const ir::GradientExecution& run, Dtype dtype,
-                         FiniteCheck& check) {
-  const std::string in = std::string(" in ") + dtype_name(dtype);
+std::string problem_text(const ir::Graph& graph, const ir::GradientExecution& run,
+                         const std::string& in, FiniteCheck& check) {
   const auto& nodes = graph.nodes();
   for (std::size_t n = 0; n < nodes.size() && !check.failing_node; ++n) {
     for (std::size_t k = 0; k < nodes[n].outputs.size(); ++k) {
@@ -753,20 +756,30 @@ bool inside_domain(const DomainHint& hint, const Tensor& x) {
 FiniteCheck check_finite(const ir::Graph& graph, const ir::TensorMap& values,
                          const std::vector<Tensor>& cotangents) {
   FiniteCheck check;
-  for (Dtype dtype : {Dtype::Float32, Dtype::Float64}) {
+  // A graph with float16 or bfloat16 values also runs in its own dtypes: their narrow range
+  // (float16 ends at 65504) overflows where float32 does not.
+  std::vector<std::optional<Dtype>> runs{Dtype::Float32, Dtype::Float64};
+  for (const ir::Value& value : graph.values()) {
+    if (is_reduced_floating(value.type.dtype)) {
+      runs.insert(runs.begin(), std::nullopt);
+      break;
+    }
+  }
+  for (const std::optional<Dtype>& dtype : runs) {
     ir::ExecutionOptions options;
     options.floating_dtype = dtype;
     options.keep_values = true;
+    const std::string in = dtype ? std::string(" in ") + dtype_name(*dtype) : " in its own dtypes";
     try {
       const ir::GradientExecution run =
           ir::execute_with_gradients(graph, values, cotangents, options);
-      std::string problem = problem_text(graph, run, dtype, check);
+      std::string problem = problem_text(graph, run, in, check);
       if (!problem.empty()) {
         check.problem = std::move(problem);
         return check;
       }
     } catch (const std::exception& e) {
-      check.problem = std::string("engine error in ") + dtype_name(dtype) + ": " + e.what();
+      check.problem = "engine error" + in + ": " + e.what();
       return check;
     }
   }

@@ -135,7 +135,7 @@ bool is_eager_path(const std::string& backend) {
 }
 
 // How the script builds the path under test from the float32 eager model `m` (on DEVICE);
-// `example()` gives the float32 inputs that torch.export traces with.
+// `example()` gives the inputs (in their own dtypes) that torch.export traces with.
 std::string compile_expression(const std::string& backend) {
   if (is_eager_path(backend)) return "m";
   if (backend == "torch2-inductor" || backend == "torch2-inductor-cuda") return "torch.compile(m)";
@@ -214,6 +214,7 @@ def load_safetensors(path):
     (n,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8:8 + n])
     dtypes = {"BOOL": torch.bool, "I32": torch.int32, "I64": torch.int64,
+              "F16": torch.float16, "BF16": torch.bfloat16,
               "F32": torch.float32, "F64": torch.float64}
     out = {}
     for name, info in header.items():
@@ -231,11 +232,12 @@ constexpr const char* kCheck = R"py(
 CURRENT_SHAPE_SET = [0]
 
 
-def example(dtype=torch.float32, shape_set=0):
-    """The inputs of a shape set: "x@1" holds input x at shape set 1 (dynamic shapes)."""
+def example(dtype=None, shape_set=0):
+    """The inputs of a shape set: "x@1" holds input x at shape set 1 (dynamic shapes). Floating
+    inputs in `dtype`, or in their own (float16, float32, ...) when it is None."""
     keys = [n if shape_set == 0 or "%s@%d" % (n, shape_set) not in VALUES
             else "%s@%d" % (n, shape_set) for n in INPUTS]
-    values = [VALUES[k].to(DEVICE, dtype) if VALUES[k].is_floating_point()
+    values = [VALUES[k].to(DEVICE, dtype) if VALUES[k].is_floating_point() and dtype
               else VALUES[k].to(DEVICE, copy=True) for k in keys]
     layouts = LAYOUTS if shape_set == 0 else SHAPE_SET_LAYOUTS[shape_set - 1]
     return tuple(laid_out(t, *layouts[n]) if n in layouts else t
@@ -263,7 +265,7 @@ def run(model, dtype, cotangents, shape_set=0):
 
 
 def build(dtype):
-    params = {n: VALUES[n].to(DEVICE, dtype) if VALUES[n].is_floating_point()
+    params = {n: VALUES[n].to(DEVICE, dtype) if VALUES[n].is_floating_point() and dtype
               else VALUES[n].to(DEVICE, copy=True) for n in PARAMETERS}
     return params
 
@@ -279,9 +281,10 @@ def main():
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
     reference_model = Model(build(torch.float64)).double()
-    eager_model = Model(build(torch.float32))
+    # Eager and the path run in the case's own dtypes (float32, float16, bfloat16, ...).
+    eager_model = Model(build(None))
     try:
-        path = make_path(CANDIDATE_CLASS(build(torch.float32)))
+        path = make_path(CANDIDATE_CLASS(build(None)))
     except Exception as e:
         refused(e)
     bug = False
@@ -296,9 +299,9 @@ def main():
                   % shape_set)
             continue
         reference = run(reference_model, torch.float64, cotangents, shape_set)
-        eager = run(eager_model, torch.float32, cotangents, shape_set)
+        eager = run(eager_model, None, cotangents, shape_set)
         try:
-            calls = [run(path, torch.float32, cotangents, shape_set)
+            calls = [run(path, None, cotangents, shape_set)
                      for _ in range(CALLS if shape_set == 0 else 1)]
         except Exception as e:
             refused(e)
@@ -336,10 +339,10 @@ def compare(calls, reference, eager, shapes, where):
             error = (g64 - r64).abs()[finite]
             if EAGER:
                 # Eager float32 is the path itself: the baseline is float32 rounding instead.
-                baseline = "4x float32 rounding"
-                honest = 4 * (r64.float().double() - r64).abs()[finite]
+                baseline = "4x rounding to %s" % str(g.dtype).replace("torch.", "")
+                honest = 4 * (r64.to(g.dtype).double() - r64).abs()[finite]
             else:
-                baseline = "eager float32 - float64"
+                baseline = "eager - float64"
                 honest = (e64 - r64).abs()[finite]
             scale = r64.abs()[finite].max().item() + 1.0
             tolerance = 16 * honest + 1e-5 * scale

@@ -2,8 +2,10 @@
 // tolerance measured on the honest float32 engine run of the same graph.
 //
 // The rule, per output or gradient tensor T and element i, with r = the reference (float64),
-// e = the float32 engine, b = the path judged, F = JudgeOptions::error_factor, eps = float32
-// epsilon, compared in float64:
+// e = the engine in the case's own dtypes (float32, float16, bfloat16: each op computed in
+// float32 and rounded to its dtype, as PyTorch's CPU kernels do), b = the path judged,
+// F = JudgeOptions::error_factor, eps = float32 epsilon (the largest epsilon of the case's
+// dtypes when it computes in float16 or bfloat16), compared in float64:
 //   d_i = max(|e_i - r_i|, m_i)  the honest float32 error at i: the float32 engine's, or the
 //                                largest of the rounding model's runs (m_i, weft/oracle/
 //                                rounding.h: Monte Carlo arithmetic and moved decisions)
@@ -194,6 +196,7 @@ struct Item {
   double scale = 0;                       // S
   double honest = 0;                      // D: the upper quartile of |e - r|
   double case_scale = 0;                  // G: the largest S of every output and gradient
+  double eps = kEps32;  // eps: float32's, or the widest of the case's 16-bit floats
 };
 
 double honest_error(const Item& item, std::size_t i) {
@@ -203,7 +206,7 @@ double honest_error(const Item& item, std::size_t i) {
 
 double tolerance(const Item& item, std::size_t i, double factor) {
   return factor * (honest_error(item, i) + item.honest) +
-         factor * kEps32 * (std::abs(item.r[i]) + item.scale + item.case_scale);
+         factor * item.eps * (std::abs(item.r[i]) + item.scale + item.case_scale);
 }
 
 bool skipped(const Item& item, std::size_t i) {
@@ -268,7 +271,7 @@ std::optional<Problem> compare(const Item& item, const Tensor& tensor, bool chec
     }
     const double err = std::abs(b[i] - item.r[i]);
     errors.abs = std::max(errors.abs, err);
-    errors.rel = std::max(errors.rel, err / std::max(std::abs(item.r[i]), kEps32 * item.scale));
+    errors.rel = std::max(errors.rel, err / std::max(std::abs(item.r[i]), item.eps * item.scale));
     double ratio = 0;
     if (item.floating) {
       double distance = err;
@@ -338,7 +341,7 @@ double relative_error(const Item& item, const std::vector<double>& x) {
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (skipped(item, i)) continue;
     if (!std::isfinite(x[i])) return std::numeric_limits<double>::infinity();
-    const double floor = kEps32 * (std::abs(item.r[i]) + item.scale + item.case_scale);
+    const double floor = item.eps * (std::abs(item.r[i]) + item.scale + item.case_scale);
     if (floor == 0) {
       if (x[i] != item.r[i]) return std::numeric_limits<double>::infinity();
       continue;
@@ -463,9 +466,15 @@ std::vector<Item> reference_items(const ir::Graph& graph, const CallResult& ref,
   }
   // Every floating result exactly zero: no hint at all; leaf values are of order one.
   if (largest == 0) largest = 1;
+  // A case that computes in float16 or bfloat16 anywhere has their rounding in every result
+  // downstream: the floor takes the widest epsilon of the case (float32's at least).
+  double eps = kEps32;
+  for (const ir::Value& value : graph.values())
+    eps = std::max(eps, dtype_epsilon(value.type.dtype));
   for (Item& item : items) {
     if (item.scale == 0) item.scale = largest;
     item.case_scale = largest;
+    item.eps = eps;
   }
   return items;
 }

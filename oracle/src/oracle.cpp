@@ -165,9 +165,7 @@ class TieChecker {
       }
     }
     const Dtype dtype = graph_.type(node.inputs[0]).dtype;
-    const double eps = dtype == Dtype::Float32   ? std::numeric_limits<float>::epsilon()
-                       : dtype == Dtype::Float64 ? std::numeric_limits<double>::epsilon()
-                                                 : 0.0;
+    const double eps = dtype_epsilon(dtype);
     const ir::Shape shape = x.sizes();
     // The slice of x that output element `element` reduces: all of x without a dim.
     std::size_t size = v.size();

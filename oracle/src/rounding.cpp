@@ -19,8 +19,11 @@ namespace {
 constexpr double kUnit32 = 0x1p-23;  // FLT_EPSILON: one float32 rounding, with margin
 constexpr double kUnit64 = 0x1p-52;
 
+// One rounding of a value of `dtype`: float16's and bfloat16's epsilons are their own (the
+// op computed in float32 and rounded its result to them).
 double unit_of(Dtype dtype) {
-  return dtype == Dtype::Float64 ? kUnit64 : kUnit32;
+  if (dtype == Dtype::Float64) return kUnit64;
+  return is_reduced_floating(dtype) ? dtype_epsilon(dtype) : kUnit32;
 }
 
 enum class Decision { None, Elementwise, Index, Kink };
@@ -356,7 +359,13 @@ class Model {
         std::all_of(graph_.values().begin(), graph_.values().end(), [](const ir::Value& v) {
           return !is_floating(v.type.dtype) || v.type.dtype == Dtype::Float64;
         });
-    const double gradient_unit = all_double ? kUnit64 : kUnit32;
+    // Gradients between ops are stored in their value's dtype: the widest unit of the case
+    // stands for all of them (the hook does not say which value a gradient belongs to).
+    double gradient_unit = all_double ? kUnit64 : kUnit32;
+    for (const ir::Value& v : graph_.values()) {
+      if (is_reduced_floating(v.type.dtype))
+        gradient_unit = std::max(gradient_unit, unit_of(v.type.dtype));
+    }
     ir::ExecutionOptions run;
     run.floating_dtype = Dtype::Float64;
     run.keep_values = true;

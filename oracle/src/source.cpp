@@ -829,6 +829,9 @@ void append_scalar(std::string& text, const Tensor& flat, std::int64_t i) {
     case Dtype::Float64:
       text += float_literal(flat.data<double>()[i]);
       return;
+    case Dtype::Float16:
+    case Dtype::BFloat16:
+      break;  // written from their float64 values (exact), see python_tensor_literal
   }
   throw Error("python_tensor_literal: unknown dtype");
 }
@@ -874,7 +877,8 @@ std::string sanitize_identifier(const std::string& name) {
 
 std::string dtype_expression(Dtype dtype, SourceDialect dialect) {
   const bool script = dialect == SourceDialect::TorchScript;
-  // c10::ScalarType codes: Int = 3, Long = 4, Float = 6, Double = 7, Bool = 11.
+  // c10::ScalarType codes: Int = 3, Long = 4, Half = 5, Float = 6, Double = 7, Bool = 11,
+  // BFloat16 = 15.
   switch (dtype) {
     case Dtype::Bool:
       return script ? "11" : "torch.bool";
@@ -882,6 +886,10 @@ std::string dtype_expression(Dtype dtype, SourceDialect dialect) {
       return script ? "3" : "torch.int32";
     case Dtype::Int64:
       return script ? "4" : "torch.int64";
+    case Dtype::Float16:
+      return script ? "5" : "torch.float16";
+    case Dtype::BFloat16:
+      return script ? "15" : "torch.bfloat16";
     case Dtype::Float32:
       return script ? "6" : "torch.float32";
     case Dtype::Float64:
@@ -894,10 +902,12 @@ std::string python_tensor_literal(const Tensor& tensor) {
   Tensor flat = tensor.detach();
   if (flat.device() != kCPU) flat = flat.to(kCPU);
   flat = flat.contiguous();
+  // A 16-bit float is written as its exact float64 value, which torch.tensor rounds back to it.
+  const Tensor digits = is_reduced_floating(flat.dtype()) ? flat.to(Dtype::Float64) : flat;
   std::string values = "[";
   for (std::int64_t i = 0; i < flat.numel(); ++i) {
     if (i > 0) values += ", ";
-    append_scalar(values, flat, i);
+    append_scalar(values, digits, i);
   }
   values += "]";
   const std::string dtype = dtype_expression(flat.dtype(), SourceDialect::Python);

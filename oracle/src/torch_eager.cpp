@@ -217,6 +217,10 @@ at::ScalarType to_torch_dtype(Dtype dtype) {
       return at::kInt;
     case Dtype::Int64:
       return at::kLong;
+    case Dtype::Float16:
+      return at::kHalf;
+    case Dtype::BFloat16:
+      return at::kBFloat16;
     case Dtype::Float32:
       return at::kFloat;
     case Dtype::Float64:
@@ -233,6 +237,10 @@ Dtype from_torch_dtype(at::ScalarType type) {
       return Dtype::Int32;
     case at::kLong:
       return Dtype::Int64;
+    case at::kHalf:
+      return Dtype::Float16;
+    case at::kBFloat16:
+      return Dtype::BFloat16;
     case at::kFloat:
       return Dtype::Float32;
     case at::kDouble:

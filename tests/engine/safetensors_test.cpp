@@ -17,6 +17,7 @@
 #include "weft/error.h"
 #include "weft/io/atomic_file.h"
 #include "weft/io/safetensors.h"
+#include "weft/io/tensor_bytes.h"
 
 namespace {
 
@@ -70,6 +71,11 @@ SafetensorsFile sample_file() {
   file.tensors.push_back({"scalar", {Dtype::Float32, {}, bytes_of<float>({2.5f})}});
   file.tensors.push_back({"empty", {Dtype::Int32, {2, 0}, ""}});
   file.tensors.push_back({"empty.1d", {Dtype::Float64, {0}, ""}});
+  // 1, -2.5, 65504 in float16 and 1, -2.5, 0.15625 in bfloat16, as bit patterns.
+  file.tensors.push_back(
+      {"half", {Dtype::Float16, {3}, bytes_of<std::uint16_t>({0x3C00, 0xC100, 0x7BFF})}});
+  file.tensors.push_back(
+      {"brain", {Dtype::BFloat16, {3}, bytes_of<std::uint16_t>({0x3F80, 0xC020, 0x3E20})}});
   return file;
 }
 
@@ -282,8 +288,9 @@ TEST(SafetensorsTest, RejectsMissingDuplicateAndUnknownFields) {
 }
 
 TEST(SafetensorsTest, RejectsUnknownDtypes) {
-  expect_rejected(raw_file("{" + entry("w", "\"F16\"", "[1]", "[0,2]") + "}", "\0\0"), "w",
-                  "expected one of BOOL, I32, I64, F32, F64, got \"F16\"");
+  // Types safetensors has and weft does not (8-bit floats, unsigned integers) are refused.
+  expect_rejected(raw_file("{" + entry("w", "\"F8_E4M3\"", "[1]", "[0,1]") + "}", "\0"), "w",
+                  "expected one of BOOL, I32, I64, F16, BF16, F32, F64, got \"F8_E4M3\"");
   expect_rejected(raw_file("{" + entry("w", "\"f32\"", "[1]", "[0,4]") + "}"), "w", "\"f32\"");
 }
 
@@ -486,7 +493,7 @@ void write_text(const fs::path& path, const std::string& text) {
 constexpr const char* kPythonReader = R"PY(
 import json, struct, sys, torch
 DTYPES = {"F32": torch.float32, "F64": torch.float64, "I32": torch.int32, "I64": torch.int64,
-          "BOOL": torch.bool}
+          "BOOL": torch.bool, "F16": torch.float16, "BF16": torch.bfloat16}
 with open(sys.argv[1], "rb") as f:
     data = f.read()
 (n,) = struct.unpack("<Q", data[:8])
@@ -517,9 +524,11 @@ tensors = {
     "scalar": torch.tensor(2.5, dtype=torch.float32),
     "empty": torch.empty((2, 0), dtype=torch.int32),
     "empty.1d": torch.empty((0,), dtype=torch.float64),
+    "half": torch.tensor([1.0, -2.5, 65504], dtype=torch.float16),
+    "brain": torch.tensor([1.0, -2.5, 0.15625], dtype=torch.bfloat16),
 }
 NAMES = {torch.float32: "F32", torch.float64: "F64", torch.int32: "I32", torch.int64: "I64",
-         torch.bool: "BOOL"}
+         torch.bool: "BOOL", torch.float16: "F16", torch.bfloat16: "BF16"}
 header = {"__metadata__": {"format": "pt", "note": "quote \" backslash \\ newline \n tab \t é ✓"}}
 chunks, offset = [], 0
 for name, t in tensors.items():
@@ -551,8 +560,8 @@ TEST_F(SafetensorsInterop, PyTorchReadsWhatWeftWrites) {
   std::vector<std::string> order;
   for (const auto& [name, tensor] : file.tensors) order.push_back(name);
   EXPECT_EQ(out["__order__"].get<std::vector<std::string>>(), order);
-  const char* torch_names[] = {"torch.bool", "torch.int32", "torch.int64", "torch.float32",
-                               "torch.float64"};
+  const char* torch_names[] = {"torch.bool",     "torch.int32",   "torch.int64",  "torch.float16",
+                               "torch.bfloat16", "torch.float32", "torch.float64"};
   for (const auto& [name, tensor] : file.tensors) {
     SCOPED_TRACE(name);
     const nlohmann::json& t = out.at(name);
@@ -568,6 +577,11 @@ TEST_F(SafetensorsInterop, PyTorchReadsWhatWeftWrites) {
       }
       case Dtype::Float64:
         EXPECT_EQ(values.get<std::vector<double>>(), values_of<double>(tensor.data));
+        break;
+      case Dtype::Float16:
+      case Dtype::BFloat16:
+        EXPECT_EQ(values.get<std::vector<double>>(),
+                  weft::io::from_bytes(tensor).to_vector<double>());
         break;
       case Dtype::Int32:
         EXPECT_EQ(values.get<std::vector<std::int32_t>>(), values_of<std::int32_t>(tensor.data));

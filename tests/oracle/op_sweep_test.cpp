@@ -1,9 +1,10 @@
 // The op sweep against LibTorch eager: every op of the IR, on the cases of support/op_cases.h,
-// in float32 and float64, must give the engine's outputs (shapes and dtypes exactly, integer
+// in float32, float64, float16 and bfloat16, must give the engine's outputs (shapes and dtypes exactly, integer
 // and bool values exactly, floating values within tolerance) and the engine's gradients for
 // the same cotangents.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <iostream>
@@ -57,6 +58,10 @@ struct Tolerance {
 // By the compared tensors' dtype: float32 when either is float32 (int64 inputs of float ops
 // promote to float32 in a float64 case).
 Tolerance tolerance(const Tensor& a, const Tensor& b) {
+  // 16-bit floats: a few roundings apart (an op that PyTorch composes from several kernels
+  // rounds between them, where the engine rounds once).
+  if (a.dtype() == Dtype::BFloat16 || b.dtype() == Dtype::BFloat16) return {4e-2, 2e-2};
+  if (a.dtype() == Dtype::Float16 || b.dtype() == Dtype::Float16) return {8e-3, 4e-3};
   if (a.dtype() == Dtype::Float32 || b.dtype() == Dtype::Float32) return {1e-4, 1e-5};
   return {1e-10, 1e-10};
 }
@@ -102,6 +107,13 @@ std::pair<Tensor, Tensor> same_non_finite(const Tensor& a, const Tensor& b) {
           from_blob(y.data(), b.sizes(), Dtype::Float64).to(b.dtype())};
 }
 
+// LibTorch refusing a 16-bit float for want of a CPU kernel (1.13 lacks most of float16's):
+// a capability gap of that LibTorch, which campaigns record apart, not a difference.
+bool lacks_kernel(const std::string& torch_error, Dtype float_dtype) {
+  return is_reduced_floating(float_dtype) &&
+         torch_error.find("not implemented for '") != std::string::npos;
+}
+
 void compare_with_torch(const OpCase& c, Dtype float_dtype, bool non_finite_cotangents = false) {
   std::vector<Tensor> cotangents = ir::random_cotangents(c.graph, label_seed(c.label));
   if (non_finite_cotangents) cotangents = non_finite(std::move(cotangents));
@@ -119,6 +131,11 @@ void compare_with_torch(const OpCase& c, Dtype float_dtype, bool non_finite_cota
   } catch (const std::exception& e) {
     torch_error = e.what();
   }
+  if (engine_error.empty() && lacks_kernel(torch_error, float_dtype)) {
+    std::cout << "[ SKIPPED  ] " << c.label << " (" << dtype_name(float_dtype)
+              << "): LibTorch has no kernel: " << torch_error.substr(0, 120) << "\n";
+    return;
+  }
   if (!engine_error.empty() || !torch_error.empty()) {
     if (engine_error.empty()) {
       ADD_FAILURE() << c.label << ": torch refuses what the engine accepts: " << torch_error;
@@ -132,7 +149,8 @@ void compare_with_torch(const OpCase& c, Dtype float_dtype, bool non_finite_cota
   }
   const bool imprecise = torch_imprecisions().count(c.label) > 0;
   auto tol_of = [&](const Tensor& a, const Tensor& b) {
-    return imprecise ? Tolerance{1e-4, 1e-5} : tolerance(a, b);
+    const Tolerance own = tolerance(a, b);
+    return imprecise ? Tolerance{std::max(own.rtol, 1e-4), std::max(own.atol, 1e-5)} : own;
   };
   ASSERT_EQ(engine.forward.outputs.size(), torch.outputs.size()) << c.label << ": output count";
   for (std::size_t i = 0; i < torch.outputs.size(); ++i) {
@@ -200,6 +218,12 @@ TEST_P(TorchSweepTest, Float32MatchesTorch) {
 }
 TEST_P(TorchSweepTest, Float64MatchesTorch) {
   sweep(Dtype::Float64);
+}
+TEST_P(TorchSweepTest, Float16MatchesTorch) {
+  sweep(Dtype::Float16);
+}
+TEST_P(TorchSweepTest, BFloat16MatchesTorch) {
+  sweep(Dtype::BFloat16);
 }
 TEST_P(TorchSweepTest, Float64NonFiniteIncomingGradientsFlowAsInTorch) {
   sweep(Dtype::Float64, /*non_finite_cotangents=*/true);

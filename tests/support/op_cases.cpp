@@ -1062,8 +1062,8 @@ void interpolate(Sweep& s) {
 
 void cast(Sweep& s) {
   auto& v = s.v;
-  const std::vector<Dtype> all{Dtype::Bool, Dtype::Int32, Dtype::Int64, Dtype::Float32,
-                               Dtype::Float64};
+  const std::vector<Dtype> all{Dtype::Bool,    Dtype::Int32,    Dtype::Int64,  Dtype::Float16,
+                               Dtype::BFloat16, Dtype::Float32, Dtype::Float64};
   // Floats with exact zeros and negative non-integers (truncation toward zero).
   for (Dtype to : all) {
     Tensor x = v.away({2, 4}, -3.0, 3.0, {-3, -2, -1, 1, 2, 3});
@@ -1076,6 +1076,12 @@ void cast(Sweep& s) {
       c.fd_eps = 1e-2;
       c.fd_rtol = 1e-3;
       c.fd_atol = 1e-4;
+    }
+    if (is_reduced_floating(to)) {
+      // float16 spaces values 2^-9 apart below 4, bfloat16 2^-6: steps far above that.
+      c.fd_eps = 0.25;
+      c.fd_rtol = 0.05;
+      c.fd_atol = 0.05;
     }
   }
   for (Dtype to : all) {

@@ -17,7 +17,7 @@ using Json = nlohmann::json;
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 constexpr const char* kMetadataKey = "__metadata__";
-constexpr const char* kDtypeChoices = "BOOL, I32, I64, F32, F64";
+constexpr const char* kDtypeChoices = "BOOL, I32, I64, F16, BF16, F32, F64";
 constexpr const char* kTensorFields[] = {"dtype", "shape", "data_offsets"};
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {

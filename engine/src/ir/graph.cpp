@@ -246,6 +246,9 @@ std::vector<std::string> program_forms(const Graph& graph) {
       if (!is_floating(leaf.type.dtype)) forms.insert("int-or-bool-input");
     }
   }
+  for (const Value& value : graph.values()) {
+    if (is_reduced_floating(value.type.dtype)) forms.insert("half-precision");
+  }
   for (const Node& node : graph.nodes()) {
     if (schema(node.op).family == "scalar") forms.insert("python-scalar");
     if (node.op == OpKind::Contiguous) forms.insert("memory-format");

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "kernels/dispatch.h"
+#include "kernels/half.h"
 #include "kernels/loops.h"
 
 namespace weft::kernels {
@@ -14,11 +15,11 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     std::memmove(dst.raw_data(), src.raw_data(), dst.numel() * itemsize(dst.dtype()));
     return;
   }
-  dispatch(dst.dtype(), [&](auto out_tag) {
+  dispatch_storage(dst.dtype(), [&](auto out_tag) {
     using Out = typename decltype(out_tag)::type;
-    dispatch(src.dtype(), [&](auto in_tag) {
+    dispatch_storage(src.dtype(), [&](auto in_tag) {
       using In = typename decltype(in_tag)::type;
-      unary_loop<Out, In>(dst, src, [](In v) { return convert<Out>(v); });
+      unary_loop<Out, In>(dst, src, [](In v) { return convert_any<Out>(v); });
     });
   });
 }

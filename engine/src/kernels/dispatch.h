@@ -28,8 +28,11 @@ decltype(auto) dispatch(Dtype dtype, F&& f) {
       return f(TypeTag<float>{});
     case Dtype::Float64:
       return f(TypeTag<double>{});
+    default:
+      // float16 and bfloat16 reach kernels only as float32 (ops/reduced.cpp).
+      throw Error(std::string("kernel not implemented for '") + dtype_name(dtype) +
+                  "' (16-bit floats are computed in float32)");
   }
-  throw Error("unknown dtype");
 }
 
 template <typename F>

@@ -26,6 +26,10 @@ const char* c_type_name(Dtype d) {
       return "int";
     case Dtype::Int64:
       return "long int";
+    case Dtype::Float16:
+      return "c10::Half";
+    case Dtype::BFloat16:
+      return "c10::BFloat16";
     case Dtype::Float32:
       return "float";
     case Dtype::Float64:

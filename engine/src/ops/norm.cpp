@@ -48,6 +48,10 @@ const char* legacy_type_name(Dtype d) {
       return "torch.IntTensor";
     case Dtype::Int64:
       return "torch.LongTensor";
+    case Dtype::Float16:
+      return "torch.HalfTensor";
+    case Dtype::BFloat16:
+      return "torch.BFloat16Tensor";
     case Dtype::Float32:
       return "torch.FloatTensor";
     case Dtype::Float64:

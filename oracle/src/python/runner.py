@@ -29,6 +29,7 @@ import torch
 import torch.nn.functional as F  # noqa: F401  (the emitted source uses F.*)
 
 DTYPES = {"BOOL": torch.bool, "I32": torch.int32, "I64": torch.int64,
+          "F16": torch.float16, "BF16": torch.bfloat16,
           "F32": torch.float32, "F64": torch.float64}
 NAMES = {v: k for k, v in DTYPES.items()}
 
@@ -50,9 +51,13 @@ def read_safetensors(path):
         if name == "__metadata__":
             continue
         begin, end = info["data_offsets"]
-        array = numpy.frombuffer(data[base + begin:base + end],
-                                 dtype=torch.empty(0, dtype=DTYPES[info["dtype"]]).numpy().dtype)
-        out[name] = torch.from_numpy(array.copy()).reshape(info["shape"])
+        dtype = DTYPES[info["dtype"]]
+        # torch.frombuffer, not numpy: numpy has no bfloat16.
+        if end > begin:
+            flat = torch.frombuffer(bytearray(data[base + begin:base + end]), dtype=dtype)
+        else:
+            flat = torch.empty(0, dtype=dtype)
+        out[name] = flat.reshape(info["shape"])
     return out
 
 
@@ -60,7 +65,7 @@ def write_safetensors(path, tensors):
     header, blobs, offset = {}, [], 0
     for name, t in tensors.items():
         t = t.detach().contiguous().cpu()
-        raw = t.numpy().tobytes()
+        raw = t.reshape(-1).view(torch.uint8).numpy().tobytes()
         header[name] = {"dtype": NAMES[t.dtype], "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(raw)]}
         blobs.append(raw)

@@ -117,6 +117,9 @@ struct CaseOptions {
   // Dynamic shapes: the share of cases that carry later input shape sets (the same program at
   // other shapes, from Z3; every path is called with each without being rebuilt).
   double dynamic_shapes_rate = 0.2;
+  // Half precision: the share of cases whose floating leaves are float16 or bfloat16 (half
+  // each) instead of float32, a third of them with float32 leaves beside (mixed graphs).
+  double half_precision_rate = 0.12;
 };
 
 struct GeneratedCase {
