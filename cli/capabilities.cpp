@@ -62,6 +62,7 @@ CapabilityGaps probe(double time_limit_seconds) {
         c.generator.nodes = 1;
         c.generator.ops = {op};
         c.generator.dtypes = {dtype};
+        c.half_precision_rate = 0;  // the pair probed, not a 16-bit float in its place
         c.generator.edge_rate = 0;
         c.max_regenerations = 0;
         gen::GeneratedCase generated;

@@ -27,6 +27,7 @@
 #include "arguments.h"
 #include "capabilities.h"
 #include "commands.h"
+#include "form_rates.h"
 #include "reduced_case.h"
 #include "weft/corpus/campaign.h"
 #include "weft/corpus/shard.h"
@@ -63,6 +64,7 @@ struct FuzzArgs {
   double time_limit = 20;
   double compile_limit = 180;  // more seconds for a path that compiles (WorkerOptions)
   double interval = 5;
+  std::vector<std::string> rates;  // --rate FORM=R (form_rates.h)
 };
 
 std::atomic<int> g_signals{0};
@@ -151,6 +153,13 @@ class FuzzRun {
     backends_ = o.at("backends").get<std::vector<std::string>>();
     ops_ = parse_ops(o.at("ops").get<std::vector<std::string>>(), "campaign.json ops");
     exclude_ = parse_ops(o.at("exclude").get<std::vector<std::string>>(), "campaign.json exclude");
+    if (o.contains("rates")) {
+      // Checked here, once, rather than per case.
+      gen::CaseOptions check;
+      apply_form_rates(o.at("rates"),
+                       (campaign_.dir() / "campaign.json").string() + " options/rates", check);
+      rates_ = o.at("rates");
+    }
     if (o.contains("avoid")) {
       avoid_ = gaps_from_names(o.at("avoid").get<std::vector<std::vector<std::string>>>(),
                                (campaign_.dir() / "campaign.json").string() + " options/avoid");
@@ -295,6 +304,7 @@ class FuzzRun {
     options.generator.ops = ops_;
     options.generator.exclude = exclude_;
     options.generator.avoid = avoid_;
+    if (!rates_.is_null()) apply_form_rates(rates_, "campaign.json options/rates", options);
     const gen::GeneratedCase generated = gen::generate_case(generator, options);
     const auto t1 = Clock::now();
     const oracle::CaseReport report = oracle.check(generated.graph, generated.values.values);
@@ -554,6 +564,7 @@ class FuzzRun {
   std::vector<ir::OpKind> ops_;
   std::vector<ir::OpKind> exclude_;
   CapabilityGaps avoid_;  // the PyTorch's capability gaps, from campaign.json
+  nlohmann::json rates_;  // the program forms' rates, from campaign.json (null: the defaults)
   double elapsed_before_ = 0;
   bool tty_ = false;
 
@@ -696,6 +707,7 @@ int fuzz(FuzzArgs args) {
                               {"jobs", args.jobs},
                               {"reduce", args.reduce},
                               {"avoid", gaps_to_names(gaps)},
+                              {"rates", parse_form_rates(args.rates)},
                               {"time_limit", args.time_limit},
                               {"compile_limit", args.compile_limit}};
     if (scheduled) {
@@ -732,6 +744,11 @@ void add_fuzz_command(CLI::App& app) {
                   "I/N: this machine's disjoint share of the case indices (default: the Slurm "
                   "array task or Kubernetes Indexed Job index, in a directory under --out)");
   cmd->add_flag("--reduce", args->reduce, "Minimize each new bucket's first case");
+  std::string forms;
+  for (const std::string& name : rate_form_names()) forms += (forms.empty() ? "" : ", ") + name;
+  cmd->add_option("--rate", args->rates,
+                  "FORM=R: the share of cases that use a program form (" + forms +
+                      "), e.g. half-precision=1; repeatable");
   cmd->add_flag("!--no-learn-gaps", args->learn_gaps,
                 "Do not learn the LibTorch's capability gaps (op x dtype) for the generator to "
                 "avoid");

@@ -182,6 +182,105 @@ TEST(JudgeNoFalseAlarms, GeneratedModels) {
             << worst << " (" << worst_case << ")\n";
 }
 
+// The op sample cases in bfloat16 and float16 (computed in float32, rounded per op, by the
+// engine and by LibTorch): no false alarm; cases LibTorch has no kernel for are counted apart.
+TEST(JudgeNoFalseAlarms, OpSampleCasesInHalfPrecision) {
+  for (Dtype dtype : {Dtype::BFloat16, Dtype::Float16}) {
+    int cases = 0;
+    int unsupported = 0;
+    double worst = 0;
+    std::string worst_label;
+    for (OpKind op : ir::kAllOps) {
+      for (const testing::OpCase& c : testing::op_cases(op, dtype)) {
+        if (!c.engine_error.empty()) continue;
+        const Verdict verdict = judge_case(c.graph, c.values, testing::label_seed(c.label));
+        if (!verdict.unsupported.empty()) {
+          ++unsupported;
+          continue;
+        }
+        ++cases;
+        EXPECT_FALSE(verdict.bug())
+            << c.label << " (" << dtype_name(dtype) << ")" << describe(verdict);
+        if (torch_ratio(verdict) > worst) {
+          worst = torch_ratio(verdict);
+          worst_label = c.label;
+        }
+      }
+    }
+    std::cout << "[ JUDGE    ] " << dtype_name(dtype) << ": " << cases << " op cases ("
+              << unsupported << " without a LibTorch kernel), largest torch error/tolerance "
+              << worst << " (" << worst_label << ")\n";
+    EXPECT_GT(cases, dtype == Dtype::BFloat16 ? 100 : 20);
+  }
+}
+
+// Generated models whose floating leaves are float16 or bfloat16 (some mixed with float32).
+TEST(JudgeNoFalseAlarms, GeneratedHalfPrecisionModels) {
+  gen::Generator generator;
+  int models = 0;
+  int judged = 0;
+  double worst = 0;
+  std::string worst_case;
+  for (int nodes : {5, 10}) {
+    for (std::uint64_t seed = 0; seed < seeds_per_size() / 4; ++seed) {
+      gen::CaseOptions options;
+      options.generator.seed = seed;
+      options.generator.nodes = nodes;
+      options.half_precision_rate = 1;
+      const gen::GeneratedCase generated = gen::generate_case(generator, options);
+      ++models;
+      const Verdict verdict = judge_case(generated.graph, generated.values.values, seed);
+      const std::string label =
+          "seed " + std::to_string(seed) + ", " + std::to_string(nodes) + " nodes";
+      if (!verdict.unsupported.empty() || path_difference(verdict)) continue;
+      ++judged;
+      EXPECT_FALSE(verdict.bug()) << label << describe(verdict);
+      if (torch_ratio(verdict) > worst) {
+        worst = torch_ratio(verdict);
+        worst_case = label;
+      }
+    }
+  }
+  std::cout << "[ JUDGE    ] " << models << " half-precision models, " << judged
+            << " judged (the others refused by LibTorch), largest torch error/tolerance " << worst
+            << " (" << worst_case << ")\n";
+  EXPECT_GT(judged, models / 4);
+}
+
+// A float16 result one rounding away from torch's is accepted; one off by a few percent is a
+// wrong output (the floor is float16's epsilon, not float32's).
+TEST(JudgeDetection, HalfPrecisionToleranceIsFloat16s) {
+  Graph graph;
+  const auto x = graph.add_input("x", {Dtype::Float16, {8}});
+  const auto y = graph.add_node(OpKind::Sin, {x}, {}, {{Dtype::Float16, {8}}})[0];
+  graph.mark_output(y);
+  graph.set_requires_grad(false);
+  TensorMap values;
+  values["x"] =
+      tensor(std::vector<double>{0.3, -0.7, 1.2, 0.9, -1.1, 0.5, 0.8, -0.4}).to(Dtype::Float16);
+  // The path under test returns the float16 engine's results (LibTorch 1.13 has no float16
+  // sin on the CPU), then altered.
+  const std::vector<Tensor> cotangents = ir::random_cotangents(graph, 3);
+  std::vector<BackendResult> results{run_engine(graph, values, cotangents, true),
+                                     run_engine(graph, values, cotangents, false)};
+  results.push_back(results[1]);
+  results[2].backend = "torch";
+  EXPECT_FALSE(judge(graph, results).bug());
+  auto with_output = [&](double factor) {
+    std::vector<BackendResult> changed = results;
+    for (CallResult& call : changed[2].calls) {
+      call.outputs[0] =
+          mul(call.outputs[0].to(Dtype::Float32), wrapped_scalar(factor)).to(Dtype::Float16);
+    }
+    return judge(graph, changed);
+  };
+  EXPECT_FALSE(with_output(1 + dtype_epsilon(Dtype::Float16)).bug());
+  const Verdict wrong = with_output(1.05);
+  ASSERT_TRUE(wrong.bug());
+  EXPECT_EQ(wrong.findings[0].symptom, Symptom::WrongOutput);
+  EXPECT_EQ(wrong.findings[0].backend, "torch");
+}
+
 // x·w → tanh (floating, with gradients) and its argmax (int64).
 struct Fixture {
   Graph graph;

@@ -1,7 +1,7 @@
 // The op sweep against LibTorch eager: every op of the IR, on the cases of support/op_cases.h,
-// in float32, float64, float16 and bfloat16, must give the engine's outputs (shapes and dtypes exactly, integer
-// and bool values exactly, floating values within tolerance) and the engine's gradients for
-// the same cotangents.
+// in float32, float64, float16 and bfloat16, must give the engine's outputs (shapes and dtypes
+// exactly, integer and bool values exactly, floating values within tolerance) and the engine's
+// gradients for the same cotangents.
 #include <gtest/gtest.h>
 
 #include <algorithm>

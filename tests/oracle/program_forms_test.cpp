@@ -2,6 +2,7 @@
 // kind, Python scalars of each kind, channels_last, nn submodules), with and without gradients,
 // must agree with the reference on LibTorch 1.13's C++ paths, the Python program and, where
 // installed, PyTorch 2.x's; the emitted programs must show the forms as a user writes them.
+// A second case computes in float16 and bfloat16, mixed with float32.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -132,6 +133,102 @@ TEST(ProgramForms, PyTorch2PathsAgree) {
   if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
   expect_agreement({"torch2-eager", "torch2-inductor", "torch2-export", "torch2-aoti-python"},
                    false, 300);
+}
+
+// x float16 [3, 4] -> linear with w float16 [5, 4] -> sigmoid -> * 2.5 -> to(bfloat16) -> + y
+// bfloat16 [3, 5] -> softmax -> + z float32 (float32 out); sum of x over dim 1 (float16 out).
+FormsCase half_case(bool requires_grad) {
+  FormsCase c;
+  ir::Graph& g = c.graph;
+  auto type = [](Dtype dtype, ir::Shape shape) { return TensorType{dtype, std::move(shape)}; };
+  const ir::ValueId x = g.add_input("x", type(Dtype::Float16, {3, 4}));
+  const ir::ValueId y = g.add_input("y", type(Dtype::BFloat16, {3, 5}));
+  const ir::ValueId z = g.add_input("z", type(Dtype::Float32, {3, 5}));
+  const ir::ValueId w = g.add_parameter("w", type(Dtype::Float16, {5, 4}));
+  auto node = [&](OpKind op, std::vector<ir::ValueId> in, ir::Attributes a, TensorType out) {
+    return g.add_node(op, std::move(in), std::move(a), {std::move(out)})[0];
+  };
+  ir::ValueId v = node(OpKind::Linear, {x, w}, {}, type(Dtype::Float16, {3, 5}));
+  v = node(OpKind::Sigmoid, {v}, {}, type(Dtype::Float16, {3, 5}));
+  v = node(OpKind::MulScalar, {v}, ir::Attributes().set("other", 2.5),
+           type(Dtype::Float16, {3, 5}));
+  v = node(OpKind::Cast, {v}, ir::Attributes().set("dtype", Dtype::BFloat16),
+           type(Dtype::BFloat16, {3, 5}));
+  v = node(OpKind::Add, {v, y}, {}, type(Dtype::BFloat16, {3, 5}));
+  v = node(OpKind::Softmax, {v}, ir::Attributes().set("dim", std::int64_t{1}),
+           type(Dtype::BFloat16, {3, 5}));
+  g.mark_output(node(OpKind::Add, {v, z}, {}, type(Dtype::Float32, {3, 5})));
+  g.mark_output(
+      node(OpKind::Sum, {x}, ir::Attributes().set("dim", ir::Shape{1}), type(Dtype::Float16, {3})));
+  g.set_requires_grad(requires_grad);
+  std::uint64_t seed = 7;
+  for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
+    for (ir::ValueId id : g.leaves(kind)) {
+      c.values[g.value(id).name] = uniform(g.type(id).shape, seed++).to(g.type(id).dtype);
+    }
+  }
+  return c;
+}
+
+// The half case agrees with the reference on every path that has the kernels; a LibTorch
+// without them (1.13 has no float16 addmm on the CPU) refuses it as a capability gap.
+void expect_half_agreement(const std::vector<std::string>& paths, bool requires_grad,
+                           double time_limit = 60) {
+  const FormsCase c = half_case(requires_grad);
+  OracleOptions options;
+  options.backends = {kReferenceBackend, kEngineBackend};
+  options.backends.insert(options.backends.end(), paths.begin(), paths.end());
+  options.worker = worker_options(time_limit);
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(c.graph, c.values);
+  EXPECT_FALSE(report.verdict.bug()) << verdict_to_json(report.verdict).dump(1);
+  for (const BackendResult& result : report.results) {
+    if (result.outcome == Outcome::Unavailable) continue;
+    if (result.outcome != Outcome::Ok) {
+      EXPECT_TRUE(is_capability_message(result.message))
+          << result.backend << ": " << result.message;
+      continue;
+    }
+    if (result.backend == kReferenceBackend) continue;  // float64 throughout
+    ASSERT_FALSE(result.calls.empty()) << result.backend;
+    ASSERT_EQ(result.calls[0].outputs.size(), 2u) << result.backend;
+    EXPECT_EQ(result.calls[0].outputs[0].dtype(), Dtype::Float32) << result.backend;
+    EXPECT_EQ(result.calls[0].outputs[1].dtype(), Dtype::Float16) << result.backend;
+    if (requires_grad) {
+      const auto w = result.calls[0].gradients.find("w");
+      ASSERT_NE(w, result.calls[0].gradients.end()) << result.backend;
+      EXPECT_EQ(w->second.dtype(), Dtype::Float16) << result.backend;
+    }
+  }
+}
+
+TEST(ProgramForms, HalfPrecisionOnLibTorch113Paths) {
+  expect_half_agreement({"torch", "torchscript", "torchscript-nnc"}, true);
+  expect_half_agreement({"torch", "torchscript", "torchscript-nnc"}, false);
+}
+
+TEST(ProgramForms, HalfPrecisionOnPyTorch2Paths) {
+  const std::string reason = make_backend("torch2-eager")->unavailable_reason();
+  if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
+  expect_half_agreement({"torch2-eager", "torch2-inductor"}, true, 300);
+  expect_half_agreement({"torch2-eager", "torch2-inductor", "torch2-export", "torch2-aoti-python"},
+                        false, 300);
+}
+
+TEST(ProgramForms, TheEmittedProgramShowsHalfPrecision) {
+  const FormsCase c = half_case(true);
+  const std::string source = python_model_source(c.graph);
+  EXPECT_NE(source.find(".to(torch.bfloat16)"), std::string::npos) << source;
+  const EmittedForward script = emit_forward(c.graph, SourceDialect::TorchScript);
+  std::string body;
+  for (const std::string& line : script.lines) body += line + "\n";
+  EXPECT_NE(body.find(".to(15)"), std::string::npos) << body;  // c10::ScalarType::BFloat16
+  ExportOptions options;
+  options.backend = "torch2-inductor";
+  const std::string repro = export_python_script(c.graph, c.values, options);
+  EXPECT_NE(repro.find("dtype=torch.float16"), std::string::npos);
+  EXPECT_NE(repro.find("dtype=torch.bfloat16"), std::string::npos);
+  EXPECT_NE(repro.find("eager = run(eager_model, None"), std::string::npos);
 }
 
 TEST(ProgramForms, TheEmittedProgramShowsEveryForm) {
