@@ -75,23 +75,29 @@ bool plainer_absent(const ir::Node& node, const std::string& name) {
 bool dtypes_pass(State& state, Evaluator& evaluator) {
   return accept_greedily(state, evaluator, [](const State& s) {
     std::vector<Candidate> candidates;
-    bool any = false;
-    for (const ir::Value& value : s.current.graph.values()) {
-      any = any || value.type.dtype == Dtype::Float64;
-    }
-    if (!any) return candidates;
-    auto c = edited(s.current, [](Case& x) {
-      for (auto& [name, value] : x.values) {
-        if (value.dtype() == Dtype::Float64) value = value.to(Dtype::Float32);
+    // float64 and, as a form the finding may not need, float16 / bfloat16: each group made
+    // float32 (values, and cast targets).
+    const auto widen = [&](bool (*chosen)(Dtype), const char* what) {
+      bool any = false;
+      for (const ir::Value& value : s.current.graph.values()) {
+        any = any || chosen(value.type.dtype);
       }
-      for (ir::Node& node : x.graph.mutable_nodes()) {
-        for (const auto& [name, attr] : ir::Attributes(node.attrs)) {
-          const Dtype* dtype = std::get_if<Dtype>(&attr);
-          if (dtype && *dtype == Dtype::Float64) node.attrs.set(name, Dtype::Float32);
+      if (!any) return;
+      auto c = edited(s.current, [chosen](Case& x) {
+        for (auto& [name, value] : x.values) {
+          if (chosen(value.dtype())) value = value.to(Dtype::Float32);
         }
-      }
-    });
-    if (c) candidates.push_back(Candidate{std::move(*c), "dtypes", "float64 made float32"});
+        for (ir::Node& node : x.graph.mutable_nodes()) {
+          for (const auto& [name, attr] : ir::Attributes(node.attrs)) {
+            const Dtype* dtype = std::get_if<Dtype>(&attr);
+            if (dtype && chosen(*dtype)) node.attrs.set(name, Dtype::Float32);
+          }
+        }
+      });
+      if (c) candidates.push_back(Candidate{std::move(*c), "dtypes", what});
+    };
+    widen([](Dtype d) { return d == Dtype::Float64; }, "float64 made float32");
+    widen(&is_reduced_floating, "float16 and bfloat16 made float32");
     return candidates;
   });
 }

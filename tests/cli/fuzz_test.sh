@@ -203,4 +203,24 @@ PY
 XDG_CACHE_HOME="$work/cache" "$weft" fuzz --backends torch --cases 2 --jobs 1 --out "$work/g2" \
   > "$work/g2.txt" 2>&1 || fail "second torch campaign"
 grep -q "learned" "$work/g2.txt" && fail "the capability gaps were probed again instead of read"
+
+# 7. --rate sets a program form's share for the campaign, kept in campaign.json; bad rates and
+# unknown forms are refused, naming the option, before anything is written.
+"$weft" fuzz --backends torch --cases 4 --jobs 1 --no-learn-gaps --rate half-precision=1 \
+  --rate layouts=0 --out "$work/h" > "$work/h.txt" 2>&1 || { cat "$work/h.txt"; fail "half campaign"; }
+/usr/bin/python3 - "$work/h" <<'PY' || fail "--rate not kept or not applied"
+import json, os, sys
+options = json.load(open(os.path.join(sys.argv[1], "campaign.json")))["options"]
+assert options["rates"] == {"half-precision": 1.0, "layouts": 0.0}, options["rates"]
+forms = {}
+for line in open(os.path.join(sys.argv[1], "stats.jsonl")):
+    forms = json.loads(line).get("forms", forms)
+assert forms.get("half-precision") == 4, forms
+assert "non-contiguous-input" not in forms, forms
+PY
+"$weft" fuzz --cases 1 --rate half=1 --out "$work/h2" > "$work/h2.txt" 2>&1 && fail "an unknown form was accepted"
+grep -q -- "--rate: expected FORM=R with FORM one of forward-only" "$work/h2.txt" || { cat "$work/h2.txt"; fail "unknown form message"; }
+"$weft" fuzz --cases 1 --rate layouts=1.5 --out "$work/h3" > "$work/h3.txt" 2>&1 && fail "a rate above 1 was accepted"
+grep -q -- "--rate: layouts: expected a rate between 0 and 1, got '1.5'" "$work/h3.txt" || { cat "$work/h3.txt"; fail "bad rate message"; }
+[ -e "$work/h2" ] || [ -e "$work/h3" ] && fail "a refused campaign left a directory"
 echo "fuzz campaigns behave"

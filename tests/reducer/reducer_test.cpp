@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -58,9 +60,11 @@ oracle::Symptom symptom_of(FaultKind kind) {
 // seed), and the finding the oracle reports for it; nothing when the fault does not show (the
 // faulty op's value never reaches an output, say).
 std::optional<Planted> plant(gen::Generator& generator, std::uint64_t seed, FaultKind kind,
-                             double dynamic_shapes_rate = 0.2) {
+                             double dynamic_shapes_rate = 0.2,
+                             double half_precision_rate = gen::CaseOptions().half_precision_rate) {
   gen::CaseOptions options;
   options.dynamic_shapes_rate = dynamic_shapes_rate;
+  options.half_precision_rate = half_precision_rate;
   options.generator.seed = seed;
   options.generator.nodes = 20;
   const gen::GeneratedCase generated = gen::generate_case(generator, options);
@@ -187,6 +191,28 @@ TEST(Reducer, FormsTheFindingDoesNotNeedAreDroppedAndForwardOnlyStays) {
     ++reduced;
   }
   EXPECT_EQ(reduced, 3);
+}
+
+// A planted fault shows in any dtype: the reducer makes a half-precision case float32 (the
+// form is one the finding does not need), and the reduced case still shows it.
+TEST(Reducer, HalfPrecisionTheFindingDoesNotNeedIsDropped) {
+  gen::Generator generator;
+  int reduced = 0;
+  for (std::uint64_t seed = 1; reduced < 2 && seed < 60; ++seed) {
+    std::optional<Planted> p = plant(generator, seed, FaultKind::PerturbLarge, 0.0, 1.0);
+    if (!p) continue;
+    const std::vector<std::string> forms = ir::program_forms(p->graph);
+    if (std::find(forms.begin(), forms.end(), "half-precision") == forms.end()) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + p->finding.signature);
+    const ReduceResult result = reduce_case(p->graph, p->values, p->finding, reduce_options());
+    ASSERT_EQ(result.status, ReduceStatus::Reduced);
+    for (const ir::Value& value : result.graph.values()) {
+      EXPECT_FALSE(is_reduced_floating(value.type.dtype)) << value.name;
+    }
+    EXPECT_TRUE(still_shows(result, p->finding));
+    ++reduced;
+  }
+  EXPECT_EQ(reduced, 2);
 }
 
 // A bug that shows only once the shapes change keeps the case's shape sets through every pass;
