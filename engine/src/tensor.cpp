@@ -229,6 +229,7 @@ std::string Tensor::str() const {
 // ---- autograd accessors ----
 bool Tensor::requires_grad() const {
   const TensorImpl& t = checked(impl_);
+  autograd::refresh_view_history(*this);
   return t.requires_grad || t.grad_fn != nullptr;
 }
 
@@ -248,10 +249,14 @@ Tensor& Tensor::requires_grad_(bool required) {
 }
 
 bool Tensor::is_leaf() const {
-  return checked(impl_).grad_fn == nullptr;
+  checked(impl_);
+  autograd::refresh_view_history(*this);
+  return impl_->grad_fn == nullptr;
 }
 const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
-  return checked(impl_).grad_fn;
+  checked(impl_);
+  autograd::refresh_view_history(*this);
+  return impl_->grad_fn;
 }
 std::uint32_t Tensor::output_nr() const {
   return checked(impl_).output_nr;
@@ -398,10 +403,17 @@ Tensor& Tensor::copy_(const Tensor& source) {
   const bool needs_history =
       autograd::grad_enabled() && (requires_grad() || source.requires_grad());
   autograd::check_inplace(*this);
-  if (needs_history && impl_->is_view) {
+  if (needs_history && impl_->is_view && !impl_->view_base) {
+    // An alias made by detach(): not a differentiable view, its base's history is not ours.
     throw Error(
-        "in-place operations that need gradients are not supported on views in weft; "
-        "clone() the view first or use the out-of-place op");
+        "in-place operations that need gradients are not supported on detached aliases in weft; "
+        "clone() the tensor first or use the out-of-place op");
+  }
+  if (needs_history && is_floating_point() && impl_->view_base) {
+    // A write through a view: the base's history is rewritten (autograd/views.cpp).
+    autograd::record_write_through_view(*this, source);
+    kernels::copy_into(*this, source);
+    return *this;
   }
   kernels::copy_into(*this, source);
   if (needs_history && is_floating_point()) {
@@ -426,14 +438,62 @@ Tensor inplace_operand(const Tensor& self, const Tensor& other) {
                              (self.requires_grad() || (other.defined() && other.requires_grad()));
   return needs_history ? self.clone() : self;
 }
+
+// PyTorch's can_cast: an in-place result may not be of a higher category than the tensor it
+// is written into (float into integer, integer into bool).
+const Tensor& castable_into(const Tensor& result, Dtype self) {
+  const auto category = [](Dtype d) { return d == Dtype::Bool ? 0 : is_floating(d) ? 2 : 1; };
+  if (category(result.dtype()) > category(self)) {
+    throw Error(std::string("result type ") + torch_scalar_type_name(result.dtype()) +
+                " can't be cast to the desired output type " + torch_scalar_type_name(self));
+  }
+  return result;
+}
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& other, double alpha) {
-  return copy_(weft::add(inplace_operand(*this, other), other, alpha));
+  return copy_(castable_into(weft::add(inplace_operand(*this, other), other, alpha), dtype()));
+}
+
+Tensor& Tensor::sub_(const Tensor& other, double alpha) {
+  return copy_(castable_into(weft::sub(inplace_operand(*this, other), other, alpha), dtype()));
+}
+
+Tensor& Tensor::div_(const Tensor& other) {
+  return copy_(castable_into(weft::div(inplace_operand(*this, other), other), dtype()));
+}
+
+Tensor& Tensor::relu_() {
+  return copy_(weft::relu(inplace_operand(*this, Tensor())));
+}
+
+Tensor& Tensor::sigmoid_() {
+  return copy_(castable_into(weft::sigmoid(inplace_operand(*this, Tensor())), dtype()));
+}
+
+Tensor& Tensor::tanh_() {
+  return copy_(castable_into(weft::tanh(inplace_operand(*this, Tensor())), dtype()));
+}
+
+Tensor& Tensor::exp_() {
+  return copy_(castable_into(weft::exp(inplace_operand(*this, Tensor())), dtype()));
+}
+
+Tensor& Tensor::neg_() {
+  return copy_(weft::neg(inplace_operand(*this, Tensor())));
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
+  if (mask.dtype() != Dtype::Bool) {
+    throw Error(std::string("masked_fill_ only supports boolean masks, but got mask with dtype ") +
+                dtype_name(mask.dtype()));
+  }
+  const Tensor self = inplace_operand(*this, Tensor());
+  return copy_(weft::where(mask, full_like(self, value), self));
 }
 
 Tensor& Tensor::mul_(const Tensor& other) {
-  return copy_(weft::mul(inplace_operand(*this, other), other));
+  return copy_(castable_into(weft::mul(inplace_operand(*this, other), other), dtype()));
 }
 
 Tensor& Tensor::mul_(double factor) {

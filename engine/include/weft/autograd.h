@@ -156,4 +156,14 @@ void clear_grad(const Tensor& parameter, bool set_to_none);
 // Checks that an in-place op on `tensor` is allowed and bumps its version.
 void check_inplace(const Tensor& tensor);
 
+// In-place writes through views (autograd/views.cpp). After `source` was copied into the
+// differentiable view `view` with history recorded: its base's history becomes "the old base
+// with the view's region replaced by source" (PyTorch's CopySlices) and the view's own history
+// a view of that base. Throws PyTorch's errors for a view of a leaf that requires grad and for
+// a view whose elements overlap (expanded).
+void record_write_through_view(const Tensor& view, const Tensor& source);
+// A differentiable view whose storage was written since its history was made takes a fresh
+// one from its base (PyTorch regenerates such a view's grad_fn); a no-op for other tensors.
+void refresh_view_history(const Tensor& tensor);
+
 }  // namespace weft::autograd

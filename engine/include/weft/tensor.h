@@ -155,6 +155,17 @@ class Tensor {
   Tensor& mul_(const Tensor& other);
   Tensor& mul_(double factor);
   Tensor& clamp_(std::optional<double> min, std::optional<double> max);
+  // More in-place ops, each computed out of place and written back through copy_ (so on a view
+  // they rewrite the base's history). A result PyTorch cannot cast to this tensor's dtype (a
+  // float result into an int tensor) is refused with PyTorch's message.
+  Tensor& sub_(const Tensor& other, double alpha = 1.0);
+  Tensor& div_(const Tensor& other);
+  Tensor& relu_();
+  Tensor& sigmoid_();
+  Tensor& tanh_();
+  Tensor& exp_();
+  Tensor& neg_();
+  Tensor& masked_fill_(const Tensor& mask, double value);
 
  private:
   std::shared_ptr<TensorImpl> impl_;
@@ -177,6 +188,13 @@ struct TensorImpl {
   std::weak_ptr<autograd::Node> grad_accumulator;
   bool retains_grad = false;
   bool is_view = false;  // shares storage with a tensor it was derived from
+  // A differentiable view (made by a view op, not by detach): the root tensor whose history an
+  // in-place write through the view rewrites (autograd's CopySlices), and the storage version
+  // at which this view's own history was last made. A view whose storage was written since
+  // takes a fresh history from its base when next used (as PyTorch regenerates a view's
+  // grad_fn).
+  std::shared_ptr<TensorImpl> view_base;
+  std::uint32_t view_version = 0;
 };
 
 // ---- Creation (TensorOptions-lite: dtype, requires_grad) ----

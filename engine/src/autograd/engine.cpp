@@ -138,6 +138,7 @@ EnableGradGuard::~EnableGradGuard() {
 // ---- recording ----
 Edge gradient_edge(const Tensor& tensor) {
   if (!tensor.defined()) return {};
+  refresh_view_history(tensor);
   TensorImpl* impl = tensor.impl();
   if (impl->grad_fn) return {impl->grad_fn, impl->output_nr};
   if (!impl->requires_grad) return {};

@@ -20,6 +20,8 @@ Tensor make_view(const Tensor& base, Shape sizes, Shape strides, std::int64_t of
   impl->offset = offset;
   impl->dtype = base.dtype();
   impl->is_view = true;
+  impl->view_base = base.impl()->view_base ? base.impl()->view_base : base.impl_ptr();
+  impl->view_version = base.version();
   return Tensor(std::move(impl));
 }
 
