@@ -20,6 +20,7 @@
 # the torch2-aoti paths; it takes no calls). Standard library, torch and numpy only (Debian's python3-torch depends on
 # python3-numpy); the compile modes need PyTorch 2.
 import json
+import re
 import struct
 import sys
 import time
@@ -65,7 +66,11 @@ def write_safetensors(path, tensors):
     header, blobs, offset = {}, [], 0
     for name, t in tensors.items():
         t = t.detach().contiguous().cpu()
-        raw = t.reshape(-1).view(torch.uint8).numpy().tobytes()
+        # A fresh 1-d copy: a one-element tensor can be "contiguous" with any stride, and
+        # view(torch.uint8) needs stride 1 where the element sizes differ (16-bit floats).
+        flat = torch.empty(t.numel(), dtype=t.dtype)
+        flat.copy_(t.reshape(-1))
+        raw = flat.view(torch.uint8).numpy().tobytes()
         header[name] = {"dtype": NAMES[t.dtype], "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(raw)]}
         blobs.append(raw)
@@ -202,6 +207,11 @@ def main():
                 answer["runs_shape_sets"] = prepared.runs_shape_sets
         except Exception as e:  # the path's failure is the answer
             message = str(e).strip().split("\n")[0]
+            # Inductor's C++ compile errors all start "CppCompileError: C++ compile error":
+            # the compiler's first error tells their root causes apart (and their buckets).
+            first_error = re.search(r"error: (.+)", str(e)) if "CppCompileError" in message else None
+            if first_error:
+                message += " (first error: %s)" % first_error.group(1).strip()[:300]
             answer = {"ok": False, "error": "%s: %s" % (type(e).__name__, message)}
         # A request that compiled spent its time compiling: running a small graph is
         # negligible beside Dynamo's tracing and Inductor's g++ (Dynamo's own timers nest).
