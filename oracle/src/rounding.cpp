@@ -163,6 +163,28 @@ Tensor perturb(const Tensor& t, double unit, Generator& gen) {
   return mul(t, from_blob(factor.data(), t.sizes(), Dtype::Float64).to(t.dtype()));
 }
 
+// logsumexp's backward, g * exp(x - result), reads its rounded result beside its unrounded
+// input: a rounding delta of the result (eps * |result|, large for a large result) scales the
+// gradient by exp(-delta), which perturbing the output alone cannot show (the backward keeps
+// the exact result it saved). The output as result + delta, with that gradient:
+//   delta + exp(-delta) * result + (1 - exp(-delta)) * detach(result).
+Tensor rounded_saved_result(const Tensor& result, double unit, Generator& gen) {
+  if (!result.defined() || !result.is_floating_point() || result.numel() == 0) return result;
+  const std::vector<double> values = result.to_vector<double>();
+  std::vector<double> delta(values.size()), scale(values.size()), rest(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    delta[i] =
+        std::isfinite(values[i]) ? unit * (2.0 * gen.uniform() - 1.0) * std::abs(values[i]) : 0.0;
+    scale[i] = std::exp(-delta[i]);
+    rest[i] = 1.0 - scale[i];
+  }
+  const auto constant = [&](const std::vector<double>& v) {
+    return from_blob(v.data(), result.sizes(), Dtype::Float64).to(result.dtype());
+  };
+  return add(add(constant(delta), mul(constant(scale), result)),
+             mul(constant(rest), result.detach()));
+}
+
 // var, std and layer_norm subtract a mean that float32 rounds once per slice: an error common
 // to every deviation, which breaks their summing to zero (the gradient of the variance of a
 // constant is then eps-sized in float32, exactly zero in float64). Independent roundings of
@@ -390,6 +412,11 @@ class Model {
         } else {
           outputs = ir::run_node(node, rounded, Dtype::Float64);
         }
+      }
+      if (node.op == ir::OpKind::Logsumexp && outputs.size() == 1) {
+        outputs[0] =
+            rounded_saved_result(outputs[0], unit_of(graph_.type(node.outputs[0]).dtype), gen);
+        return;
       }
       for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
         outputs[k] = perturb(outputs[k], unit_of(graph_.type(node.outputs[k]).dtype), gen);
