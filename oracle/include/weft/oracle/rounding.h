@@ -9,6 +9,9 @@
 // a sum of terms that cancel spreads by about eps * sum |terms| (not eps * |result|), a matmul
 // by eps * (|A| |B|), and an ill-conditioned op amplifies the spread as it amplifies rounding.
 // The spread of those runs around the reference is the honest float32 error of every element.
+// logsumexp's gradient reads its own rounded result (g * exp(x - result)): those runs round the
+// result inside the gradient too, so a large result's rounding (eps * |result|, exp-amplified)
+// is honest error, as it is for a float16 path that keeps x in float32 and saves the result.
 //
 // Decisions (floor, ceil, round, sign, comparisons, casts to integers, floor division, argmax,
 // argmin and max/min indices, and the kinks of relu, leaky_relu, hardtanh, clamp, abs,
