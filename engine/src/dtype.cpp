@@ -80,7 +80,9 @@ const char* dtype_name(Dtype dtype) {
 const char* safetensors_dtype_name(Dtype dtype) {
   return info(dtype).safetensors_name;
 }
-const char* torch_scalar_type_name(Dtype dtype) { return info(dtype).torch_name; }
+const char* torch_scalar_type_name(Dtype dtype) {
+  return info(dtype).torch_name;
+}
 
 std::optional<Dtype> dtype_from_name(std::string_view name) {
   for (int i = 0; i < kNumDtypes; ++i) {

@@ -20,11 +20,10 @@ template <typename Draw>
 Tensor& fill_floating(Tensor& t, const char* name, Generator& gen, Draw draw) {
   autograd::check_inplace(t);
   // 16-bit floats draw in float32 and round each value.
-  const Tensor target = t.is_contiguous() && !is_reduced_floating(t.dtype())
-                            ? t
-                            : empty(t.sizes(), dtype(is_reduced_floating(t.dtype())
-                                                         ? Dtype::Float32
-                                                         : t.dtype()));
+  const Tensor target =
+      t.is_contiguous() && !is_reduced_floating(t.dtype())
+          ? t
+          : empty(t.sizes(), dtype(is_reduced_floating(t.dtype()) ? Dtype::Float32 : t.dtype()));
   kernels::dispatch_floating(target.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = target.data<T>();

@@ -1062,7 +1062,7 @@ void interpolate(Sweep& s) {
 
 void cast(Sweep& s) {
   auto& v = s.v;
-  const std::vector<Dtype> all{Dtype::Bool,    Dtype::Int32,    Dtype::Int64,  Dtype::Float16,
+  const std::vector<Dtype> all{Dtype::Bool,     Dtype::Int32,   Dtype::Int64,  Dtype::Float16,
                                Dtype::BFloat16, Dtype::Float32, Dtype::Float64};
   // Floats with exact zeros and negative non-integers (truncation toward zero).
   for (Dtype to : all) {

@@ -10,7 +10,7 @@ namespace {
 template <class B>
 void cast_rule(B& b) {
   b.attr_dtype("dtype", {Dtype::Float32, Dtype::Float64, Dtype::Float16, Dtype::BFloat16,
-                        Dtype::Int32, Dtype::Int64, Dtype::Bool});
+                         Dtype::Int32, Dtype::Int64, Dtype::Bool});
   b.output(b.data(0));
 }
 
