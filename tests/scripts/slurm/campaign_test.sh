@@ -230,7 +230,12 @@ def done(progress):
 
 one, merged = buckets(os.path.join(work, "one")), buckets(os.path.join(work, "all"))
 assert one == merged, ("buckets differ", one, merged)
-assert len(one) == 3, one
+# The three planted faults, each in its bucket; a planted fault can also show as a wrong
+# gradient localized elsewhere (a bfloat16 case whose perturbed forward saturates in sigmoid).
+for planted in ("wrong-output-fault_perturb-large_relu-relu-", "nan-inf-mismatch-fault_nan_tanh-tanh-",
+                "exception-mismatch-fault_throw_sigmoid-any-op-"):
+    assert any(name.startswith(planted) for name in one), (planted, one)
+assert all("fault_" in name for name in one), one
 
 judged = []
 for shard in load(os.path.join(work, "all", "progress.json"))["inputs"]:
