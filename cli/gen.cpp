@@ -12,6 +12,7 @@
 
 #include "arguments.h"
 #include "commands.h"
+#include "form_rates.h"
 #include "weft/corpus/test_case.h"
 #include "weft/error.h"
 #include "weft/gen/generator.h"
@@ -33,6 +34,7 @@ struct GenArgs {
   std::string out = "cases";
   bool dot = false;
   gen::GeneratorOptions options;
+  std::vector<std::string> rates;  // --rate FORM=R (form_rates.h)
 };
 
 std::vector<Dtype> parse_dtypes(const std::string& text) {
@@ -52,12 +54,14 @@ int run_gen(GenArgs& args) {
   options.exclude = parse_ops(args.exclude, "--exclude");
   options.dtypes = parse_dtypes(args.dtypes);
   gen::Generator generator;
+  const nlohmann::json rates = parse_form_rates(args.rates);
   int failures = 0;
   for (int k = 0; k < args.count; ++k) {
     options.seed = args.seed + static_cast<std::uint64_t>(k);
     const auto start = std::chrono::steady_clock::now();
     gen::CaseOptions case_options;
     case_options.generator = options;
+    apply_form_rates(rates, "--rate", case_options);
     const gen::GeneratedCase generated = gen::generate_case(generator, case_options);
     const gen::ValueSearchResult& values = generated.values;
     const double ms =
@@ -119,6 +123,8 @@ void add_gen_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--out", args->out, "directory for the test cases")->capture_default_str();
   cmd->add_flag("--dot", args->dot, "also write graph.dot (Graphviz) in each case");
+  cmd->add_option("--rate", args->rates,
+                  "FORM=R: the share of cases that use a program form, as weft fuzz --rate");
   cmd->callback([args] {
     try {
       const int code = run_gen(*args);

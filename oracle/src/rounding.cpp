@@ -502,10 +502,11 @@ class Model {
 
   // A kink keeps its forward value; its derivative is taken at the moved input, so the
   // gradient routes as a path whose rounding crossed the kink would route it. A kink moves at
-  // least one float32 ulp: the derivative on a kink is each PyTorch's convention (clamp's at a
-  // bound is 1 in LibTorch 1.13, 0 in 2.x, 0.5 with tensor bounds), and float32 may put an
-  // input that float64 puts on a bound on either side of it, so an input on a kink is
-  // undecided even where rounding cannot move it.
+  // least one ulp of its input's dtype (float32's, float16's, bfloat16's): the derivative on a
+  // kink is each PyTorch's convention (clamp's at a bound is 1 in LibTorch 1.13, 0 in 2.x, 0.5
+  // with tensor bounds), and the dtype may put an input that float64 puts near a bound on
+  // either side of it, or on it (PyTorch rounds a clamp's scalar bound to a float16 tensor's
+  // dtype), so an input on a kink is undecided even where rounding cannot move it.
   void move_kink(std::size_t n, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
                  double side) {
     const ir::Node& node = graph_.nodes()[n];
@@ -515,9 +516,13 @@ class Model {
       const std::vector<double> x = inputs[i].to_vector<double>();
       std::vector<double> d = delta(node.inputs[i]);
       d.resize(x.size(), 0.0);
+      const Dtype declared = graph_.type(node.inputs[i]).dtype;
+      const double unit = is_reduced_floating(declared) ? dtype_epsilon(declared) : 0x1p-23;
+      const double smallest = declared == Dtype::Float16
+                                  ? 0x1p-24
+                                  : static_cast<double>(std::numeric_limits<float>::denorm_min());
       for (std::size_t j = 0; j < x.size(); ++j) {
-        const double ulp = std::max(std::abs(x[j]) * 0x1p-23,
-                                    static_cast<double>(std::numeric_limits<float>::denorm_min()));
+        const double ulp = std::max(std::abs(x[j]) * unit, smallest);
         if (std::isfinite(ulp)) d[j] = std::max(d[j], ulp);
       }
       shifted[i] = shift(inputs[i], d, i == 0 ? side : -side);
