@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <vector>
 
 #include "kernels/dispatch.h"
 #include "kernels/loops.h"
@@ -11,13 +12,15 @@
 
 namespace weft::kernels {
 
-// torch.result_type over tensors (wrapped scalars count as Python numbers).
-inline Dtype result_type(std::initializer_list<const Tensor*> operands) {
+// torch.result_type over tensors (wrapped scalars count as Python numbers; undefined tensors,
+// absent optional operands, are left out).
+inline Dtype result_type_of(const std::vector<const Tensor*>& operands) {
   std::optional<Dtype> dimensioned, zero_dim, scalars;
   auto join = [](std::optional<Dtype>& group, Dtype d) {
     group = group ? promote_types(*group, d) : d;
   };
   for (const Tensor* t : operands) {
+    if (!t->defined()) continue;
     if (t->impl()->is_wrapped_number) {
       join(scalars, is_floating(t->dtype()) ? kDefaultFloat : t->dtype());
     } else if (t->dim() == 0) {
@@ -27,6 +30,14 @@ inline Dtype result_type(std::initializer_list<const Tensor*> operands) {
     }
   }
   return combine_result_types(dimensioned, zero_dim, scalars);
+}
+inline Dtype result_type(std::initializer_list<const Tensor*> operands) {
+  return result_type_of(std::vector<const Tensor*>(operands));
+}
+inline Dtype result_type(const std::vector<Tensor>& operands) {
+  std::vector<const Tensor*> pointers;
+  for (const Tensor& t : operands) pointers.push_back(&t);
+  return result_type_of(pointers);
 }
 
 // Integral inputs of ops that only make sense on reals (exp, sin, true division) become

@@ -32,6 +32,8 @@ bool moves_only(ir::OpKind op) {
     case ir::OpKind::Expand:
     case ir::OpKind::Slice:
     case ir::OpKind::Select:
+    case ir::OpKind::SliceScatter:
+    case ir::OpKind::SelectScatter:
     case ir::OpKind::Split:
     case ir::OpKind::Chunk:
     case ir::OpKind::Cat:
@@ -65,21 +67,7 @@ Dtype result_dtype(ir::OpKind op, const std::vector<Tensor>& inputs) {
   if ((op == ir::OpKind::BatchNorm || op == ir::OpKind::LayerNorm) && !inputs.empty()) {
     return inputs[0].dtype();
   }
-  std::optional<Dtype> dimensioned, zero_dim, scalars;
-  auto join = [](std::optional<Dtype>& group, Dtype d) {
-    group = group ? promote_types(*group, d) : d;
-  };
-  for (const Tensor& t : inputs) {
-    if (!t.defined()) continue;
-    if (t.impl()->is_wrapped_number) {
-      join(scalars, is_floating(t.dtype()) ? kDefaultFloat : t.dtype());
-    } else if (t.dim() == 0) {
-      join(zero_dim, t.dtype());
-    } else {
-      join(dimensioned, t.dtype());
-    }
-  }
-  return combine_result_types(dimensioned, zero_dim, scalars);
+  return kernels::result_type(inputs);
 }
 
 }  // namespace

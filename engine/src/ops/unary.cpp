@@ -14,14 +14,22 @@ namespace {
 using Grads = std::vector<Tensor>;
 using Saved = std::vector<Tensor>;
 
-// A real function of one variable: x → f(x), with backward(grad, x, out) → grad_x.
-template <typename F, typename B>
+// What a real function's backward reads, as in PyTorch's derivatives: its input (sin, log) or
+// its result (exp, sqrt, tanh). Only that is saved, so an in-place write into the other one
+// is allowed exactly where PyTorch allows it.
+enum class Saves { Input, Result };
+
+// A real function of one variable: x → f(x), with backward(grad, x, out) → grad_x (the one
+// not saved is undefined).
+template <Saves saves = Saves::Input, typename F, typename B>
 Tensor real_function(const Tensor& x0, const char* name, const char* node, F f, B backward) {
   const Tensor x = x0.to(kernels::floating_result(x0.dtype()));
   Tensor out = kernels::map_floating(x, name, f);
-  autograd::record_function(node, {x}, {out}, {x, out}, [backward](const Grads& g, const Saved& s) {
-    return Grads{backward(g[0], s[0], s[1])};
-  });
+  constexpr bool by_result = saves == Saves::Result;
+  autograd::record_function(
+      node, {x}, {out}, {by_result ? out : x}, [backward](const Grads& g, const Saved& s) {
+        return Grads{by_result ? backward(g[0], Tensor(), s[0]) : backward(g[0], s[0], Tensor())};
+      });
   return out;
 }
 
@@ -90,7 +98,7 @@ Tensor abs(const Tensor& x) {
 
 Tensor exp(const Tensor& x) {
   WEFT_TRACE_OP(Exp, (x), ir::Attributes(), exp(x));
-  return real_function(
+  return real_function<Saves::Result>(
       x, "exp", "ExpBackward0", [](auto v) { return std::exp(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g * out; });
 }
@@ -111,21 +119,21 @@ Tensor log2(const Tensor& x) {
 
 Tensor sqrt(const Tensor& x) {
   WEFT_TRACE_OP(Sqrt, (x), ir::Attributes(), sqrt(x));
-  return real_function(
+  return real_function<Saves::Result>(
       x, "sqrt", "SqrtBackward0", [](auto v) { return std::sqrt(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g / (out * 2.0); });
 }
 
 Tensor rsqrt(const Tensor& x) {
   WEFT_TRACE_OP(Rsqrt, (x), ir::Attributes(), rsqrt(x));
-  return real_function(
+  return real_function<Saves::Result>(
       x, "rsqrt", "RsqrtBackward0", [](auto v) { return decltype(v)(1) / std::sqrt(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g * out * out * out * -0.5; });
 }
 
 Tensor reciprocal(const Tensor& x) {
   WEFT_TRACE_OP(Reciprocal, (x), ir::Attributes(), reciprocal(x));
-  return real_function(
+  return real_function<Saves::Result>(
       x, "reciprocal", "ReciprocalBackward0", [](auto v) { return decltype(v)(1) / v; },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return -g * out * out; });
 }
@@ -146,7 +154,7 @@ Tensor cos(const Tensor& x) {
 
 Tensor tan(const Tensor& x) {
   WEFT_TRACE_OP(Tan, (x), ir::Attributes(), tan(x));
-  return real_function(
+  return real_function<Saves::Result>(
       x, "tan", "TanBackward0", [](auto v) { return std::tan(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g * (out * out + 1.0); });
 }
@@ -188,7 +196,7 @@ Tensor cosh(const Tensor& x) {
 
 Tensor tanh(const Tensor& x) {
   WEFT_TRACE_OP(Tanh, (x), ir::Attributes(), tanh(x));
-  return real_function(
+  return real_function<Saves::Result>(
       x, "tanh", "TanhBackward0", [](auto v) { return std::tanh(v); },
       [](const Tensor& g, const Tensor&, const Tensor& out) { return g * (1.0 - out * out); });
 }
