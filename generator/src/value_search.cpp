@@ -68,6 +68,8 @@ bool passes_elements(OpKind op, std::size_t slot) {
     case OpKind::Expand:
     case OpKind::Slice:
     case OpKind::Select:
+    case OpKind::SliceScatter:
+    case OpKind::SelectScatter:
     case OpKind::Cat:
     case OpKind::Stack:
     case OpKind::Split:
@@ -699,6 +701,8 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Expand:
     case OpKind::Slice:
     case OpKind::Select:
+    case OpKind::SliceScatter:
+    case OpKind::SelectScatter:
     case OpKind::Cat:
     case OpKind::Stack:
     case OpKind::Split:

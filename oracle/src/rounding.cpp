@@ -140,6 +140,8 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Expand:
     case ir::OpKind::Slice:
     case ir::OpKind::Select:
+    case ir::OpKind::SliceScatter:
+    case ir::OpKind::SelectScatter:
     case ir::OpKind::Cat:
     case ir::OpKind::Stack:
     case ir::OpKind::Split:

@@ -933,6 +933,32 @@ void shape(Sweep& s, OpKind op) {
   }
 }
 
+// ---- writes through views, functionalized ----
+
+void scatter(Sweep& s, OpKind op) {
+  auto& v = s.v;
+  auto one = [&](const std::string& what, const Shape& base, const Shape& src, Attributes a) {
+    s.add(what, {in("x", v.uniform(base)), in("src", v.uniform(src))}, std::move(a));
+  };
+  if (op == OpKind::SliceScatter) {
+    one("dim0", {4, 3}, {2, 3}, attrs().set("dim", 0).set("start", 1).set("end", 3));
+    one("step2", {2, 5}, {2, 2},
+        attrs().set("dim", 1).set("start", 0).set("end", 4).set("step", 2));
+    one("negative_start", {5, 2}, {2, 2}, attrs().set("start", -2));
+    one("to_end_3d", {2, 3, 4}, {2, 3, 2}, attrs().set("dim", -1).set("start", 2));
+    one("empty", {4, 2}, {0, 2}, attrs().set("start", 3).set("end", 1));
+    s.add_constant("int64", {in("x", v.ints({4, 3}, -5, 5)), in("src", v.ints({1, 3}, -5, 5))},
+                   attrs().set("dim", 0).set("start", 2).set("end", 3));
+  } else {
+    one("dim0", {3, 2}, {2}, attrs().set("dim", 0).set("index", 1));
+    one("negative", {2, 3}, {2}, attrs().set("dim", -1).set("index", -1));
+    one("3d_dim1", {2, 3, 4}, {2, 4}, attrs().set("dim", 1).set("index", 0));
+    one("from_rank0", {3}, {}, attrs().set("dim", 0).set("index", 2));
+    s.add_constant("bool", {in("x", v.bools({2, 3})), in("src", v.bools({3}))},
+                   attrs().set("dim", 0).set("index", 1));
+  }
+}
+
 // ---- joining, splitting, padding, indexing ----
 
 void join(Sweep& s, OpKind op) {
@@ -1369,6 +1395,8 @@ std::vector<OpCase> op_cases(OpKind op, Dtype float_dtype) {
     norm(s, op);
   } else if (family == "shape") {
     shape(s, op);
+  } else if (family == "scatter") {
+    scatter(s, op);
   } else if (family == "join" || family == "index") {
     join(s, op);
   } else if (family == "interpolate") {

@@ -159,6 +159,13 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
              std::int64_t step = 1);
 Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index);
 
+// ---- writes through views, functionalized (ops/scatter.cpp) ----
+// A copy of base with slice(base, dim, start, end, step) (select(base, dim, index)) replaced
+// by src, whose shape must be the slice's: torch.slice_scatter, torch.select_scatter.
+Tensor slice_scatter(const Tensor& base, const Tensor& src, std::int64_t dim, std::int64_t start,
+                     std::int64_t end, std::int64_t step = 1);
+Tensor select_scatter(const Tensor& base, const Tensor& src, std::int64_t dim, std::int64_t index);
+
 // ---- joining, splitting, padding (ops/join.cpp) ----
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);

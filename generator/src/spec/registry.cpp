@@ -105,6 +105,8 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Expand:
     case K::Slice:
     case K::Select:
+    case K::SliceScatter:
+    case K::SelectScatter:
       return shape_spec(op);
     case K::Cat:
     case K::Stack:

@@ -212,7 +212,7 @@ typename B::Int clip(B& b, const typename B::Int& v, const typename B::Int& size
 // slice: start and end anywhere Python allows — inside, negative, past the end — computed
 // from the dim's size; a positive step.
 template <class B>
-void slice_rule(B& b) {
+Dims<B> sliced_dims(B& b) {
   const int rank = b.rank(0);
   b.require_that(rank >= 1, "slice needs a 1-D or more input");
   Dims<B> x = b.data(0);
@@ -249,11 +249,16 @@ void slice_rule(B& b) {
   const typename B::Int first = clip(b, start, size);
   const typename B::Int last = B::max(clip(b, end, size), first);
   x[d] = (last - first + b.lit(step - 1)) / b.lit(step);
-  b.output(x);
+  return x;
 }
 
 template <class B>
-void select_rule(B& b) {
+void slice_rule(B& b) {
+  b.output(sliced_dims(b));
+}
+
+template <class B>
+Dims<B> selected_dims(B& b) {
   const int rank = b.rank(0);
   b.require_that(rank >= 1, "select needs a 1-D or more input");
   Dims<B> x = b.data(0);
@@ -264,7 +269,30 @@ void select_rule(B& b) {
   // A negative index counts from the end, as Python.
   set_int(b, "index", b.chance("select.neg", 0.3) ? b.lit(-1) - offset : offset);
   x.erase(x.begin() + static_cast<std::ptrdiff_t>(d));
-  b.output(x);
+  return x;
+}
+
+template <class B>
+void select_rule(B& b) {
+  b.output(selected_dims(b));
+}
+
+// slice_scatter/select_scatter: src has the shape of the slice (the select) of the base, and
+// the result the base's.
+template <class B>
+void write_slot(B& b, const Dims<B>& slot) {
+  b.require_that(b.rank(1) == static_cast<int>(slot.size()), "scatter: src rank");
+  const Dims<B> src = b.data(1);
+  for (std::size_t i = 0; i < slot.size(); ++i) b.require(src[i] == slot[i]);
+  b.output(b.data(0));
+}
+template <class B>
+void slice_scatter_rule(B& b) {
+  write_slot(b, sliced_dims(b));
+}
+template <class B>
+void select_scatter_rule(B& b) {
+  write_slot(b, selected_dims(b));
 }
 
 OpSpec one_input(ir::OpKind op, void (*sample)(Sampler&), void (*encode)(Encoder&),
@@ -300,6 +328,17 @@ OpSpec shape_spec(ir::OpKind op) {
       return one_input(op, WEFT_RULE(slice_rule), 1);
     case K::Select:
       return one_input(op, WEFT_RULE(select_rule), 1);
+    case K::SliceScatter:
+    case K::SelectScatter: {
+      OpSpec s = one_input(op, WEFT_RULE(slice_scatter_rule), 1);
+      if (op == K::SelectScatter) {
+        s = one_input(op, WEFT_RULE(select_scatter_rule), 1);
+        s.inputs.push_back(InputDecl{"src", InputRole::Data, 0, 4});
+      } else {
+        s.inputs.push_back(InputDecl{"src", InputRole::Data, 1, 5});
+      }
+      return s;
+    }
     default:
       break;
   }

@@ -8,48 +8,132 @@
 #include <string_view>
 
 // X(Identifier, "name") for every op, grouped by family (the engine file that implements it).
-#define WEFT_OP_LIST(X)                                                                            \
-  /* unary math: ops/unary.cpp */                                                                  \
-  X(Neg, "neg")                                                                                    \
-  X(Abs, "abs")                                                                                    \
-  X(Exp, "exp") X(Log, "log") X(Log2, "log2") X(Sqrt, "sqrt") X(Rsqrt, "rsqrt")                    \
-      X(Reciprocal, "reciprocal") X(Sin, "sin") X(Cos, "cos") X(Tan, "tan") X(Asin, "asin")        \
-          X(Acos, "acos") X(Atan, "atan") X(Sinh, "sinh") X(Cosh, "cosh") X(Tanh, "tanh")          \
-              X(Erf, "erf") X(Floor, "floor") X(Ceil, "ceil") X(Round, "round")                    \
-                  X(Sign, "sign") /* activations: ops/activation.cpp */                            \
-      X(Sigmoid, "sigmoid") X(Relu, "relu") X(LeakyRelu, "leaky_relu") X(Elu, "elu")               \
-          X(Gelu, "gelu") X(Silu, "silu") X(Softplus, "softplus") X(Hardtanh, "hardtanh")          \
-              X(Clamp, "clamp") /* binary arithmetic: ops/binary.cpp */                            \
-      X(Add, "add") X(Sub, "sub") X(Mul, "mul") X(Div, "div") X(Pow, "pow") X(Maximum, "maximum")  \
-          X(Minimum, "minimum") /* Python scalars as operands: ops/scalar.cpp */                   \
-      X(AddScalar, "add_scalar") X(SubScalar, "sub_scalar") X(RsubScalar, "rsub_scalar")           \
-          X(MulScalar, "mul_scalar") X(DivScalar, "div_scalar") X(PowScalar, "pow_scalar")         \
-              X(RpowScalar, "rpow_scalar") /* comparison and logic: ops/compare.cpp */             \
-      X(Eq, "eq") X(Ne, "ne") X(Lt, "lt") X(Le, "le") X(Gt, "gt") X(Ge, "ge")                      \
-          X(LogicalAnd, "logical_and") X(LogicalOr, "logical_or") X(LogicalXor, "logical_xor")     \
-              X(LogicalNot, "logical_not") X(Where, "where") /* reductions: ops/reduce.cpp */      \
-      X(Sum, "sum") X(Mean, "mean") X(Prod, "prod") X(Max, "max") X(Min, "min")                    \
-          X(Argmax, "argmax") X(Argmin, "argmin") X(Var, "var") X(Std, "std")                      \
-              X(Logsumexp, "logsumexp")                  /* softmax: ops/softmax.cpp */            \
-      X(Softmax, "softmax") X(LogSoftmax, "log_softmax") /* linear algebra: ops/matmul.cpp */      \
-      X(Matmul, "matmul") X(Mm, "mm") X(Bmm, "bmm") X(Linear, "linear")                            \
-          X(Addmm, "addmm")                   /* convolution: ops/conv.cpp */                      \
-      X(Conv1d, "conv1d") X(Conv2d, "conv2d") /* pooling: ops/pool.cpp */                          \
-      X(MaxPool1d, "max_pool1d") X(MaxPool2d, "max_pool2d") X(AvgPool1d, "avg_pool1d")             \
-          X(AvgPool2d, "avg_pool2d")                                                               \
-              X(AdaptiveAvgPool2d,                                                                 \
-                "adaptive_avg_pool2d") /* normalization and regularization: ops/norm.cpp */        \
-      X(BatchNorm, "batch_norm") X(LayerNorm, "layer_norm") X(Dropout, "dropout")                  \
-          X(Embedding, "embedding") /* views and shape: ops/shape.cpp */                           \
-      X(Reshape, "reshape") X(Flatten, "flatten") X(Squeeze, "squeeze") X(Unsqueeze, "unsqueeze")  \
-          X(Transpose, "transpose") X(Permute, "permute") X(Expand, "expand") X(Slice, "slice")    \
-              X(Select,                                                                            \
-                "select") /* joining, splitting, padding, indexing: ops/join.cpp, ops/index.cpp */ \
-      X(Cat, "cat") X(Stack, "stack") X(Split, "split") X(Chunk, "chunk") X(Pad, "pad")            \
-          X(Tril, "tril") X(Triu, "triu") X(Gather, "gather")                                      \
-              X(IndexSelect, "index_select") /* resampling: ops/interpolate.cpp */                 \
-      X(Interpolate, "interpolate")          /* type conversion: ops/cast.cpp */                   \
-      X(Cast, "cast") X(Contiguous, "contiguous")
+// clang-format off
+#define WEFT_OP_LIST(X)                                                    \
+  /* unary math: ops/unary.cpp */                                          \
+  X(Neg, "neg")                                                            \
+  X(Abs, "abs")                                                            \
+  X(Exp, "exp")                                                            \
+  X(Log, "log")                                                            \
+  X(Log2, "log2")                                                          \
+  X(Sqrt, "sqrt")                                                          \
+  X(Rsqrt, "rsqrt")                                                        \
+  X(Reciprocal, "reciprocal")                                              \
+  X(Sin, "sin")                                                            \
+  X(Cos, "cos")                                                            \
+  X(Tan, "tan")                                                            \
+  X(Asin, "asin")                                                          \
+  X(Acos, "acos")                                                          \
+  X(Atan, "atan")                                                          \
+  X(Sinh, "sinh")                                                          \
+  X(Cosh, "cosh")                                                          \
+  X(Tanh, "tanh")                                                          \
+  X(Erf, "erf")                                                            \
+  X(Floor, "floor")                                                        \
+  X(Ceil, "ceil")                                                          \
+  X(Round, "round")                                                        \
+  X(Sign, "sign")                                                          \
+  /* activations: ops/activation.cpp */                                    \
+  X(Sigmoid, "sigmoid")                                                    \
+  X(Relu, "relu")                                                          \
+  X(LeakyRelu, "leaky_relu")                                               \
+  X(Elu, "elu")                                                            \
+  X(Gelu, "gelu")                                                          \
+  X(Silu, "silu")                                                          \
+  X(Softplus, "softplus")                                                  \
+  X(Hardtanh, "hardtanh")                                                  \
+  X(Clamp, "clamp")                                                        \
+  /* binary arithmetic: ops/binary.cpp */                                  \
+  X(Add, "add")                                                            \
+  X(Sub, "sub")                                                            \
+  X(Mul, "mul")                                                            \
+  X(Div, "div")                                                            \
+  X(Pow, "pow")                                                            \
+  X(Maximum, "maximum")                                                    \
+  X(Minimum, "minimum")                                                    \
+  /* Python scalars as operands: ops/scalar.cpp */                         \
+  X(AddScalar, "add_scalar")                                               \
+  X(SubScalar, "sub_scalar")                                               \
+  X(RsubScalar, "rsub_scalar")                                             \
+  X(MulScalar, "mul_scalar")                                               \
+  X(DivScalar, "div_scalar")                                               \
+  X(PowScalar, "pow_scalar")                                               \
+  X(RpowScalar, "rpow_scalar")                                             \
+  /* comparison and logic: ops/compare.cpp */                              \
+  X(Eq, "eq")                                                              \
+  X(Ne, "ne")                                                              \
+  X(Lt, "lt")                                                              \
+  X(Le, "le")                                                              \
+  X(Gt, "gt")                                                              \
+  X(Ge, "ge")                                                              \
+  X(LogicalAnd, "logical_and")                                             \
+  X(LogicalOr, "logical_or")                                               \
+  X(LogicalXor, "logical_xor")                                             \
+  X(LogicalNot, "logical_not")                                             \
+  X(Where, "where")                                                        \
+  /* reductions: ops/reduce.cpp */                                         \
+  X(Sum, "sum")                                                            \
+  X(Mean, "mean")                                                          \
+  X(Prod, "prod")                                                          \
+  X(Max, "max")                                                            \
+  X(Min, "min")                                                            \
+  X(Argmax, "argmax")                                                      \
+  X(Argmin, "argmin")                                                      \
+  X(Var, "var")                                                            \
+  X(Std, "std")                                                            \
+  X(Logsumexp, "logsumexp")                                                \
+  /* softmax: ops/softmax.cpp */                                           \
+  X(Softmax, "softmax")                                                    \
+  X(LogSoftmax, "log_softmax")                                             \
+  /* linear algebra: ops/matmul.cpp */                                     \
+  X(Matmul, "matmul")                                                      \
+  X(Mm, "mm")                                                              \
+  X(Bmm, "bmm")                                                            \
+  X(Linear, "linear")                                                      \
+  X(Addmm, "addmm")                                                        \
+  /* convolution: ops/conv.cpp */                                          \
+  X(Conv1d, "conv1d")                                                      \
+  X(Conv2d, "conv2d")                                                      \
+  /* pooling: ops/pool.cpp */                                              \
+  X(MaxPool1d, "max_pool1d")                                               \
+  X(MaxPool2d, "max_pool2d")                                               \
+  X(AvgPool1d, "avg_pool1d")                                               \
+  X(AvgPool2d, "avg_pool2d")                                               \
+  X(AdaptiveAvgPool2d, "adaptive_avg_pool2d")                              \
+  /* normalization and regularization: ops/norm.cpp */                     \
+  X(BatchNorm, "batch_norm")                                               \
+  X(LayerNorm, "layer_norm")                                               \
+  X(Dropout, "dropout")                                                    \
+  X(Embedding, "embedding")                                                \
+  /* views and shape: ops/shape.cpp */                                     \
+  X(Reshape, "reshape")                                                    \
+  X(Flatten, "flatten")                                                    \
+  X(Squeeze, "squeeze")                                                    \
+  X(Unsqueeze, "unsqueeze")                                                \
+  X(Transpose, "transpose")                                                \
+  X(Permute, "permute")                                                    \
+  X(Expand, "expand")                                                      \
+  X(Slice, "slice")                                                        \
+  X(Select, "select")                                                      \
+  /* writes through views, functionalized: ops/scatter.cpp */              \
+  X(SliceScatter, "slice_scatter")                                         \
+  X(SelectScatter, "select_scatter")                                       \
+  /* joining, splitting, padding, indexing: ops/join.cpp, ops/index.cpp */ \
+  X(Cat, "cat")                                                            \
+  X(Stack, "stack")                                                        \
+  X(Split, "split")                                                        \
+  X(Chunk, "chunk")                                                        \
+  X(Pad, "pad")                                                            \
+  X(Tril, "tril")                                                          \
+  X(Triu, "triu")                                                          \
+  X(Gather, "gather")                                                      \
+  X(IndexSelect, "index_select")                                           \
+  /* resampling: ops/interpolate.cpp */                                    \
+  X(Interpolate, "interpolate")                                            \
+  /* type conversion: ops/cast.cpp */                                      \
+  X(Cast, "cast")                                                          \
+  X(Contiguous, "contiguous")
+// clang-format on
 
 namespace weft::ir {
 
