@@ -4,6 +4,7 @@
 
 #include "weft/autograd.h"
 #include "weft/error.h"
+#include "weft/ir/inplace.h"
 #include "weft/ir/leaf_values.h"
 #include "weft/ir/op_schema.h"
 #include "weft/ops.h"
@@ -259,6 +260,11 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
                        a.get_int("end", INT64_MAX), a.get_int("step", 1)));
     case OpKind::Select:
       return one(select(in[0], a.get_int("dim"), a.get_int("index")));
+    case OpKind::SliceScatter:
+      return one(slice_scatter(in[0], in[1], a.get_int("dim", 0), a.get_int("start", 0),
+                               a.get_int("end", INT64_MAX), a.get_int("step", 1)));
+    case OpKind::SelectScatter:
+      return one(select_scatter(in[0], in[1], a.get_int("dim"), a.get_int("index")));
     case OpKind::Cat:
       return one(cat(in, a.get_int("dim", 0)));
     case OpKind::Stack:
@@ -329,7 +335,9 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
     for (ValueId id : node.inputs) inputs.push_back(values[id]);
     std::vector<Tensor> outputs;
     try {
-      outputs = run_node(node, inputs, options.floating_dtype);
+      outputs = options.as_written && (is_in_place(node) || is_writeback(node))
+                    ? run_node_as_written(node, inputs)
+                    : run_node(node, inputs, options.floating_dtype);
     } catch (const Error& e) {
       throw Error(node_label(graph, n) + ": " + e.what());
     }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "weft/error.h"
+#include "weft/ir/inplace.h"
 #include "weft/ir/op_schema.h"
 
 namespace weft::ir {
@@ -253,6 +254,7 @@ std::vector<std::string> program_forms(const Graph& graph) {
     if (schema(node.op).family == "scalar") forms.insert("python-scalar");
     if (node.op == OpKind::Contiguous) forms.insert("memory-format");
     if (node.op == OpKind::Cast) forms.insert("cast");
+    if (is_in_place(node) || is_writeback(node)) forms.insert("in-place");
   }
   return {forms.begin(), forms.end()};
 }

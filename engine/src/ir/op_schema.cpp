@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "weft/error.h"
+#include "weft/ir/inplace.h"
 
 namespace weft::ir {
 
@@ -238,6 +239,15 @@ OpSchema make_schema(OpKind op) {
           {int_attr("dim", 0), int_attr("start", 0), int_attr("end", kNoEnd), int_attr("step", 1)});
     case K::Select:
       return unary(op, "shape", {required("dim", AttrType::Int), required("index", AttrType::Int)});
+    // "writeback": the base after an in-place write into its slice (weft/ir/inplace.h).
+    case K::SliceScatter:
+      return row(op, "scatter", {"self", "src"},
+                 {int_attr("dim", 0), int_attr("start", 0), int_attr("end", kNoEnd),
+                  int_attr("step", 1), bool_attr("writeback", false)});
+    case K::SelectScatter:
+      return row(op, "scatter", {"self", "src"},
+                 {required("dim", AttrType::Int), required("index", AttrType::Int),
+                  bool_attr("writeback", false)});
 
     case K::Cat:
     case K::Stack:
@@ -282,6 +292,9 @@ const std::vector<OpSchema>& table() {
     built.reserve(kNumOps);
     for (OpKind op : kAllOps) {
       built.push_back(make_schema(op));
+      // The in-place form (weft/ir/inplace.h): programs write the node's result into its first
+      // input.
+      if (can_run_in_place(op)) built.back().attrs.push_back(bool_attr("inplace", false));
       // Every row must describe its own op and have consistent counts.
       const OpSchema& s = built.back();
       if (s.op != op || s.input_names.empty() || s.min_inputs < 0 ||

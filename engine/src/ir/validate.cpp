@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <map>
 
+#include "weft/ir/inplace.h"
 #include "weft/ir/op_schema.h"
 
 namespace weft::ir {
@@ -56,9 +57,25 @@ class Validator {
     check_leaves(LeafKind::Parameter);
     for (std::size_t i = 0; i < graph_.nodes().size(); ++i) check_node(i);
     check_outputs();
+    check_in_place();
   }
 
  private:
+  // In-place writes keep the graph's meaning (weft/ir/inplace.h).
+  void check_in_place() {
+    for (std::size_t n = 0; n < graph_.nodes().size(); ++n) {
+      const Node& node = graph_.nodes()[n];
+      if (node.op == OpKind::Div && is_in_place(node) && node.attrs.has("rounding_mode")) {
+        fail(static_cast<int>(n), "/nodes/" + std::to_string(n) + "/attrs/inplace",
+             node_label(graph_, n), "div with a rounding mode has no in-place form here");
+      }
+    }
+    if (const auto problem = in_place_problem(graph_)) {
+      const auto n = static_cast<int>(problem->node);
+      fail(n, "/nodes/" + std::to_string(n), node_label(graph_, problem->node), problem->message);
+    }
+  }
+
   [[noreturn]] void fail(int node, const std::string& field, const std::string& where,
                          const std::string& problem) {
     throw ValidationError(node, field, where + ": " + problem);

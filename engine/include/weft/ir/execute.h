@@ -24,6 +24,10 @@ struct ExecutionOptions {
   std::optional<Dtype> floating_dtype;
   // Keep every intermediate value (for localization); otherwise only outputs are kept.
   bool keep_values = false;
+  // Run "inplace" nodes in place and writebacks as their base (weft/ir/inplace.h), as the
+  // programs of every path do: the engine backend's way. Otherwise every node is dataflow (the
+  // reference, the rounding model); both give the same values.
+  bool as_written = false;
   // Called after each node with its index, inputs and outputs, which it may replace (same shapes
   // and dtypes): the oracle's fault-injection backend makes one op misbehave through it, and its
   // rounding model perturbs values and moves decisions through it.

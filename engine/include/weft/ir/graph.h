@@ -182,7 +182,8 @@ std::string shape_set_key(const std::string& name, std::size_t set);
 // The program forms a case uses, by name, for campaign statistics and reports:
 // "forward-only", "nn-modules", "non-contiguous-input", "python-scalar", "memory-format",
 // "int-or-bool-input" (a leaf that is not floating), "cast", "dynamic-shapes",
-// "half-precision" (a float16 or bfloat16 value anywhere). Sorted, no repeats.
+// "half-precision" (a float16 or bfloat16 value anywhere), "in-place" (a node that writes into
+// its input, or a write into a slot: weft/ir/inplace.h). Sorted, no repeats.
 std::vector<std::string> program_forms(const Graph& graph);
 
 }  // namespace weft::ir
