@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "weft/error.h"
+#include "weft/ir/inplace.h"
 #include "weft/ir/op_schema.h"
 
 namespace weft::oracle {
@@ -332,6 +333,12 @@ class Emitter {
     for (ir::ValueId id : node.outputs) out.push_back("v" + std::to_string(id));
     const Attributes a = ir::with_defaults(node.op, node.attrs);
 
+    // Writes (weft/ir/inplace.h) are statements; their result keeps the written value's name.
+    if (ir::is_in_place(node) || ir::is_writeback(node)) {
+      emit_write(n, node, a, in);
+      names_[static_cast<std::size_t>(node.outputs.at(0))] = in[0];
+      return;
+    }
     // Multi-output ops write their own statements; the others return one expression.
     if (node.op == OpKind::Max || node.op == OpKind::Min) {
       if (out.size() != 2)
@@ -372,6 +379,65 @@ class Emitter {
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
       names_[static_cast<std::size_t>(node.outputs[k])] = out[k];
     }
+  }
+
+  // An in-place op as a method (x.relu_(), x.add_(y, alpha=2)) or, on every other node, an
+  // augmented assignment (x += y); a copy into a slot as x[1:3] = y (torch.slice(...).copy_(y)
+  // in TorchScript, whose slices are calls); a write through a view needs no statement.
+  void emit_write(std::size_t n, const ir::Node& node, const Attributes& a,
+                  const std::vector<std::string>& in) {
+    const std::string& x = in[0];
+    const std::string op(ir::op_name(node.op));
+    if (ir::is_writeback(node)) {
+      if (!ir::writes_into_slot(graph_, node)) {
+        lines_.push_back("# " + x + " holds the write through its " +
+                         (node.op == OpKind::SliceScatter ? "slice" : "select") + tag(n));
+        return;
+      }
+      const auto rank = static_cast<std::int64_t>(shape_of(node.inputs[0]).size());
+      std::string slot;
+      if (node.op == OpKind::SliceScatter) {
+        slot = slice(x, a, rank);
+      } else {
+        const std::int64_t dim = a.get_int("dim"), d = dim < 0 ? dim + rank : dim;
+        slot = call("torch.select", {x, int_literal(dim), int_literal(a.get_int("index"))});
+        if (!script() && d >= 0 && d < rank) {
+          slot = x + "[";
+          for (std::int64_t i = 0; i < d; ++i) slot += ":, ";
+          slot += int_literal(a.get_int("index")) + "]";
+        }
+      }
+      lines_.push_back(
+          (slot.back() == ']' ? slot + " = " + in[1] : slot + ".copy_(" + in[1] + ")") + tag(n));
+      return;
+    }
+    const bool operator_form = n % 2 == 1;
+    std::string statement;
+    switch (node.op) {
+      case OpKind::Clamp:
+        statement = x + ".clamp_(min=" + optional_float(a, "min") +
+                    ", max=" + optional_float(a, "max") + ")";
+        break;
+      case OpKind::Add:
+      case OpKind::Sub: {
+        const double alpha = a.get_float("alpha");
+        if (alpha == 1.0 && operator_form) {
+          statement = x + (node.op == OpKind::Add ? " += " : " -= ") + in[1];
+        } else {
+          statement = x + "." + op + "_(" + in[1] + ", alpha=" + multiplier_literal(alpha) + ")";
+        }
+        break;
+      }
+      case OpKind::Mul:
+      case OpKind::Div:
+        statement = operator_form ? x + (node.op == OpKind::Mul ? " *= " : " /= ") + in[1]
+                                  : x + "." + op + "_(" + in[1] + ")";
+        break;
+      default:
+        statement = x + "." + op + "_()";
+        break;
+    }
+    lines_.push_back(statement + tag(n));
   }
 
   // torch.<op>(args) in both dialects.
@@ -614,6 +680,13 @@ class Emitter {
       case OpKind::Select:
         return call("torch.select",
                     {x, int_literal(a.get_int("dim")), int_literal(a.get_int("index"))});
+      case OpKind::SliceScatter:
+        return call("torch.slice_scatter",
+                    {x, in[1], int_literal(a.get_int("dim")), int_literal(a.get_int("start")),
+                     int_literal(a.get_int("end")), int_literal(a.get_int("step"))});
+      case OpKind::SelectScatter:
+        return call("torch.select_scatter",
+                    {x, in[1], int_literal(a.get_int("dim")), int_literal(a.get_int("index"))});
       case OpKind::Cat:
       case OpKind::Stack: {
         std::string list = "[";

@@ -24,6 +24,7 @@
 
 #include "backends/torch_tensors.h"
 #include "weft/error.h"
+#include "weft/ir/inplace.h"
 #include "weft/ir/leaf_values.h"
 #include "weft/ir/op_schema.h"
 #include "weft/ops.h"
@@ -531,6 +532,11 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
                            a.get_int("end", INT64_MAX), a.get_int("step", 1)));
     case OpKind::Select:
       return one(at::select(in[0], a.get_int("dim"), a.get_int("index")));
+    case OpKind::SliceScatter:
+      return one(at::slice_scatter(in[0], in[1], a.get_int("dim", 0), a.get_int("start", 0),
+                                   a.get_int("end", INT64_MAX), a.get_int("step", 1)));
+    case OpKind::SelectScatter:
+      return one(at::select_scatter(in[0], in[1], a.get_int("dim"), a.get_int("index")));
     case OpKind::Cat:
       return one(at::cat(in, a.get_int("dim", 0)));
     case OpKind::Stack:
@@ -584,6 +590,66 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
   throw Error("lower_node: unknown op kind " + std::to_string(static_cast<int>(node.op)));
 }
 
+namespace {
+
+// An "inplace" node or a writeback as the programs write it (weft/ir/inplace.h): the in-place
+// op on its first input, which it returns; a writeback returns its base, copying src into the
+// slot first unless the base was written through that slot's view.
+std::vector<at::Tensor> lower_as_written(const ir::Node& node, const std::vector<at::Tensor>& in) {
+  const Attributes& a = node.attrs;
+  at::Tensor target = in[0];
+  if (ir::is_writeback(node)) {
+    if (!in[1].is_alias_of(target)) {
+      at::Tensor slot = node.op == OpKind::SliceScatter
+                            ? at::slice(target, a.get_int("dim", 0), a.get_int("start", 0),
+                                        a.get_int("end", INT64_MAX), a.get_int("step", 1))
+                            : at::select(target, a.get_int("dim"), a.get_int("index"));
+      slot.copy_(in[1]);
+    }
+    return {target};
+  }
+  switch (node.op) {
+    case OpKind::Relu:
+      target.relu_();
+      break;
+    case OpKind::Sigmoid:
+      target.sigmoid_();
+      break;
+    case OpKind::Tanh:
+      target.tanh_();
+      break;
+    case OpKind::Exp:
+      target.exp_();
+      break;
+    case OpKind::Neg:
+      target.neg_();
+      break;
+    case OpKind::Clamp: {
+      const auto lo = optional_float(a, "min"), hi = optional_float(a, "max");
+      target.clamp_(lo ? c10::optional<at::Scalar>(*lo) : c10::nullopt,
+                    hi ? c10::optional<at::Scalar>(*hi) : c10::nullopt);
+      break;
+    }
+    case OpKind::Add:
+      target.add_(in[1], multiplier(a.get_float("alpha", 1.0)));
+      break;
+    case OpKind::Sub:
+      target.sub_(in[1], multiplier(a.get_float("alpha", 1.0)));
+      break;
+    case OpKind::Mul:
+      target.mul_(in[1]);
+      break;
+    case OpKind::Div:
+      target.div_(in[1]);
+      break;
+    default:
+      throw Error(std::string(ir::op_name(node.op)) + " has no in-place form");
+  }
+  return {target};
+}
+
+}  // namespace
+
 TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leaves,
                                const std::vector<Tensor>& cotangents, bool cuda) {
   init_torch_once();
@@ -622,7 +688,8 @@ TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leav
     }
     std::vector<at::Tensor> outputs;
     try {
-      outputs = lower_node(node, inputs);
+      outputs = ir::is_in_place(node) || ir::is_writeback(node) ? lower_as_written(node, inputs)
+                                                                : lower_node(node, inputs);
     } catch (const c10::Error& e) {
       throw Error(ir::node_label(graph, n) + ": " + first_line(e.what_without_backtrace()));
     } catch (const std::exception& e) {

@@ -27,7 +27,10 @@ class EngineBackend final : public Backend {
 
   CallResult call(const std::vector<Tensor>& cotangents) override {
     ir::ExecutionOptions options;
+    // The reference runs in-place writes as dataflow; the float32 path runs them as the
+    // programs do (weft/ir/inplace.h), through the engine's own in-place ops and views.
     if (float64_) options.floating_dtype = Dtype::Float64;
+    options.as_written = !float64_;
     return engine_call(graph_, values_, cotangents, options);
   }
 
