@@ -15,6 +15,7 @@ double* rate_of(const std::string& form, gen::CaseOptions& options) {
   if (form == "layouts") return &options.layout_rate;
   if (form == "dynamic-shapes") return &options.dynamic_shapes_rate;
   if (form == "half-precision") return &options.half_precision_rate;
+  if (form == "in-place") return &options.in_place_rate;
   return nullptr;
 }
 
@@ -27,8 +28,8 @@ std::string known_forms() {
 }  // namespace
 
 const std::vector<std::string>& rate_form_names() {
-  static const std::vector<std::string> names{"forward-only", "nn-modules", "layouts",
-                                              "dynamic-shapes", "half-precision"};
+  static const std::vector<std::string> names{"forward-only",   "nn-modules",     "layouts",
+                                              "dynamic-shapes", "half-precision", "in-place"};
   return names;
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "dynamic_shapes.h"
+#include "in_place.h"
 #include "spec/solve.h"
 #include "weft/error.h"
 #include "weft/gen/spec.h"
@@ -749,6 +750,12 @@ GeneratedCase generate_case(Generator& generator, const CaseOptions& options) {
       apply_forms(result, options, forward_only, forms);
       if (std::uniform_real_distribution<double>(0.0, 1.0)(forms) < options.dynamic_shapes_rate) {
         add_shape_sets(result, attempt.seed);
+      }
+      // In-place writes draw from a stream of their own, so that the other forms stay as they
+      // were.
+      std::mt19937_64 writes(options.generator.seed ^ 0x2545F4914F6CDD1Dull);
+      if (std::uniform_real_distribution<double>(0.0, 1.0)(writes) < options.in_place_rate) {
+        add_in_place_writes(result, writes);
       }
       return result;
     }

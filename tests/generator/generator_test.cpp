@@ -36,7 +36,9 @@ TEST_P(GeneratorSweep, GraphsRunOnTheEngineAndAreFiniteAfterValueSearch) {
     options.generator.seed = seed;
     const GeneratedCase c = generate_case(generator, options);
     ASSERT_NO_THROW(ir::validate(c.graph)) << "seed " << seed;
-    EXPECT_EQ(static_cast<int>(c.graph.nodes().size()), nodes) << "seed " << seed;
+    // In-place writes (in_place.h) add up to 3 nodes each, at most 2 writes.
+    EXPECT_GE(static_cast<int>(c.graph.nodes().size()), nodes) << "seed " << seed;
+    EXPECT_LE(static_cast<int>(c.graph.nodes().size()), nodes + 6) << "seed " << seed;
     ++total;
     if (c.values.finite) {
       ++finite;

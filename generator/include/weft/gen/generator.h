@@ -120,6 +120,9 @@ struct CaseOptions {
   // Half precision: the share of cases whose floating leaves are float16 or bfloat16 (half
   // each) instead of float32, a third of them with float32 leaves beside (mixed graphs).
   double half_precision_rate = 0.12;
+  // In-place writes (weft/ir/inplace.h): the share of cases given writes into fresh values and
+  // through slices and selects of them, and nodes marked to run in place.
+  double in_place_rate = 0.2;
 };
 
 struct GeneratedCase {

@@ -1,0 +1,242 @@
+#include "in_place.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "weft/error.h"
+#include "weft/ir/execute.h"
+#include "weft/ir/inplace.h"
+#include "weft/ir/validate.h"
+#include "weft/random.h"
+
+namespace weft::gen {
+
+namespace {
+
+using ir::OpKind;
+using ir::ValueId;
+
+std::size_t below(std::mt19937_64& rng, std::size_t n) {
+  return static_cast<std::size_t>(rng() % n);
+}
+
+// Later readers of `from` (nodes after `after`, and the graph's outputs) read `to` instead.
+void redirect(ir::Graph& graph, ValueId from, ValueId to, std::size_t after) {
+  auto& nodes = graph.mutable_nodes();
+  for (std::size_t m = after + 1; m < nodes.size(); ++m) {
+    for (ValueId& in : nodes[m].inputs) {
+      if (in == from) in = to;
+    }
+  }
+  for (ValueId& out : graph.mutable_outputs()) {
+    if (out == from) out = to;
+  }
+}
+
+// Appends a node, then moves it to position `at`; returns its one output.
+ValueId insert_node(ir::Graph& graph, std::size_t at, OpKind op, std::vector<ValueId> inputs,
+                    ir::Attributes attrs, ir::TensorType type) {
+  const ValueId out = graph.add_node(op, std::move(inputs), std::move(attrs), {std::move(type)})[0];
+  auto& nodes = graph.mutable_nodes();
+  ir::Node node = std::move(nodes.back());
+  nodes.pop_back();
+  nodes.insert(nodes.begin() + static_cast<std::ptrdiff_t>(at), std::move(node));
+  return out;
+}
+
+std::string fresh_name(const ir::Graph& graph, const std::string& stem) {
+  for (int k = 0;; ++k) {
+    const std::string name = stem + std::to_string(k);
+    if (!graph.find_leaf(ir::LeafKind::Input, name) &&
+        !graph.find_leaf(ir::LeafKind::Parameter, name)) {
+      return name;
+    }
+  }
+}
+
+// Values uniform in [lo, hi) of `type`.
+Tensor draw(const ir::TensorType& type, double lo, double hi, ::weft::Generator& gen) {
+  std::size_t count = 1;
+  for (std::int64_t d : type.shape) count *= static_cast<std::size_t>(d);
+  std::vector<double> v(count);
+  for (double& x : v) x = lo + (hi - lo) * gen.uniform();
+  return from_blob(v.data(), type.shape, Dtype::Float64).to(type.dtype);
+}
+
+// Whether every output (and gradient) is finite, run as written in the case's dtypes and as
+// dataflow in float64; false when the engine refuses the case either way.
+bool runs_finite(const ir::Graph& graph, const ir::TensorMap& values) {
+  auto finite = [](const Tensor& t) {
+    if (!t.defined() || !t.is_floating_point() || t.numel() == 0) return true;
+    for (double x : t.to_vector<double>()) {
+      if (!std::isfinite(x)) return false;
+    }
+    return true;
+  };
+  try {
+    ir::validate(graph);
+    for (bool written : {true, false}) {
+      ir::ExecutionOptions options;
+      options.as_written = written;
+      if (!written) options.floating_dtype = Dtype::Float64;
+      const std::vector<Tensor> cotangents = ir::random_cotangents(graph, 1);
+      if (graph.requires_grad()) {
+        const ir::GradientExecution run =
+            ir::execute_with_gradients(graph, values, cotangents, options);
+        for (const Tensor& t : run.forward.outputs) {
+          if (!finite(t)) return false;
+        }
+        for (const auto& [name, g] : run.gradients) {
+          if (!finite(g)) return false;
+        }
+      } else {
+        for (const Tensor& t : ir::execute(graph, values, options).outputs) {
+          if (!finite(t)) return false;
+        }
+      }
+    }
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+class Writer {
+ public:
+  Writer(GeneratedCase& result, std::mt19937_64& rng)
+      : graph_(result.graph), values_(result.values.values), rng_(rng), gen_(rng()) {}
+
+  // One write after the producer of fresh value `target`: in place on it, through a slice or a
+  // select of it, or a copy of a new input into a slot of it.
+  void write_after(ValueId target) {
+    const std::size_t producer = *graph_.producer(target);
+    const ir::TensorType type = graph_.type(target);
+    const auto rank = static_cast<std::int64_t>(type.shape.size());
+    std::size_t at = producer + 1;
+    const std::size_t kind = rank == 0 ? 0 : below(rng_, 4);
+    if (kind == 0) {  // x.op_()
+      const ValueId written = write(at, target);
+      redirect(graph_, target, written, at);
+      return;
+    }
+    const auto dim = static_cast<std::int64_t>(below(rng_, static_cast<std::size_t>(rank)));
+    const std::int64_t size = type.shape[static_cast<std::size_t>(dim)];
+    if (size < 1) return;
+    ir::Attributes view_attrs;
+    ir::TensorType slot = type;
+    const bool by_select = kind == 2;
+    if (by_select) {
+      const auto index = static_cast<std::int64_t>(below(rng_, static_cast<std::size_t>(size)));
+      view_attrs.set("dim", dim).set("index", index);
+      slot.shape.erase(slot.shape.begin() + dim);
+    } else {
+      const auto start = static_cast<std::int64_t>(below(rng_, static_cast<std::size_t>(size)));
+      const auto end =
+          start + 1 +
+          static_cast<std::int64_t>(below(rng_, static_cast<std::size_t>(size - start)));
+      const std::int64_t step = 1 + static_cast<std::int64_t>(below(rng_, 2));
+      view_attrs.set("dim", dim).set("start", start).set("end", end).set("step", step);
+      slot.shape[static_cast<std::size_t>(dim)] = (end - start + step - 1) / step;
+    }
+    const OpKind scatter = by_select ? OpKind::SelectScatter : OpKind::SliceScatter;
+    ir::Attributes writeback = view_attrs;
+    writeback.set("writeback", true);
+    ValueId src;
+    if (kind == 3) {  // base[slot] = a new input
+      const ValueId leaf = graph_.add_input(fresh_name(graph_, "slot"), slot);
+      values_[graph_.value(leaf).name] = draw(slot, -1.0, 1.0, gen_);
+      src = leaf;
+    } else {  // slice(base).op_() or select(base).op_()
+      const ValueId view = insert_node(graph_, at++, by_select ? OpKind::Select : OpKind::Slice,
+                                       {target}, view_attrs, slot);
+      src = write(at++, view);
+    }
+    const ValueId base = insert_node(graph_, at, scatter, {target, src}, writeback, type);
+    redirect(graph_, target, base, at);
+  }
+
+  // Marks nodes whose first input nobody else reads to run in place, where the graph allows.
+  void mark_last_readers() {
+    for (std::size_t n = 0; n < graph_.nodes().size(); ++n) {
+      ir::Node& node = graph_.mutable_nodes()[n];
+      if (!ir::can_run_in_place(node.op) || node.attrs.has("rounding_mode") ||
+          below(rng_, 2) == 0) {
+        continue;
+      }
+      node.attrs.set("inplace", true);
+      if (ir::in_place_problem(graph_)) graph_.mutable_nodes()[n].attrs.erase("inplace");
+    }
+  }
+
+ private:
+  // An in-place op on `target` (a fresh value or a view of one) at node position `at`.
+  ValueId write(std::size_t at, ValueId target) {
+    const ir::TensorType type = graph_.type(target);
+    ir::Attributes attrs;
+    attrs.set("inplace", true);
+    switch (below(rng_, 8)) {
+      case 0:
+        return insert_node(graph_, at, OpKind::Relu, {target}, attrs, type);
+      case 1:
+        return insert_node(graph_, at, OpKind::Sigmoid, {target}, attrs, type);
+      case 2:
+        return insert_node(graph_, at, OpKind::Tanh, {target}, attrs, type);
+      case 3:
+        return insert_node(graph_, at, OpKind::Neg, {target}, attrs, type);
+      case 4:
+        attrs.set("min", -0.5).set("max", 0.75);
+        return insert_node(graph_, at, OpKind::Clamp, {target}, attrs, type);
+      default: {
+        // x.add_(w), x.sub_(w, alpha=2), x.mul_(w), x.div_(w): w a new parameter along the last
+        // dim, away from 0.
+        static constexpr OpKind kOps[] = {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div};
+        const OpKind op = kOps[below(rng_, 4)];
+        ir::TensorType weight{type.dtype, {}};
+        if (!type.shape.empty()) weight.shape = {type.shape.back()};
+        const ValueId w = graph_.add_parameter(fresh_name(graph_, "scale"), weight);
+        values_[graph_.value(w).name] = draw(weight, 0.5, 1.5, gen_);
+        if (op == OpKind::Sub) attrs.set("alpha", 2.0);
+        return insert_node(graph_, at, op, {target, w}, attrs, type);
+      }
+    }
+  }
+
+  ir::Graph& graph_;
+  ir::TensorMap& values_;
+  std::mt19937_64& rng_;
+  ::weft::Generator gen_;
+};
+
+}  // namespace
+
+void add_in_place_writes(GeneratedCase& result, std::mt19937_64& rng) {
+  if (!result.values.finite || result.graph.shape_set_count() > 1) return;
+  const GeneratedCase before = result;
+  Writer writer(result, rng);
+  // Fresh floating values free for writing, not read before any later node reads them.
+  std::vector<ValueId> targets;
+  for (std::size_t n = 0; n < result.graph.nodes().size(); ++n) {
+    const ir::Node& node = result.graph.nodes()[n];
+    if (node.outputs.size() != 1 || !is_floating(result.graph.type(node.outputs[0]).dtype))
+      continue;
+    ir::Graph probe = result.graph;
+    ir::Attributes attrs;
+    attrs.set("inplace", true);
+    const ir::TensorType type = probe.type(node.outputs[0]);
+    const ValueId written = insert_node(probe, n + 1, OpKind::Neg, {node.outputs[0]}, attrs, type);
+    redirect(probe, node.outputs[0], written, n + 1);
+    if (!ir::in_place_problem(probe)) targets.push_back(node.outputs[0]);
+  }
+  std::shuffle(targets.begin(), targets.end(), rng);
+  const std::size_t writes =
+      targets.empty() ? 0 : 1 + below(rng, std::min<std::size_t>(targets.size(), 2));
+  for (std::size_t k = 0; k < writes; ++k) writer.write_after(targets[k]);
+  writer.mark_last_readers();
+  if (ir::count_in_place(result.graph) == 0 || ir::in_place_problem(result.graph) ||
+      !runs_finite(result.graph, result.values.values)) {
+    result = before;
+  }
+}
+
+}  // namespace weft::gen
