@@ -10,6 +10,7 @@
 
 #include "passes.h"
 #include "weft/gen/shrink.h"
+#include "weft/ir/inplace.h"
 #include "weft/ir/op_schema.h"
 #include "weft/ir/shape_sets.h"
 #include "weft/ir/validate.h"
@@ -70,6 +71,11 @@ bool plainer_absent(const ir::Node& node, const std::string& name) {
   return !spec->default_value || !(*spec->default_value == *value);
 }
 
+bool has_writeback(const ir::Graph& graph) {
+  return std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                     [](const ir::Node& node) { return ir::is_writeback(node); });
+}
+
 }  // namespace
 
 bool dtypes_pass(State& state, Evaluator& evaluator) {
@@ -116,6 +122,24 @@ bool forms_pass(State& state, Evaluator& evaluator) {
       Case c = s.current;
       c.graph.set_nn_modules(false);
       candidates.push_back(Candidate{std::move(c), "forms", "nn submodules written as F calls"});
+    }
+    // In-place writes: all of them written as pure calls, then each one alone (a single
+    // clear can leave a write through a view whose base is read stale: edited() drops it).
+    if (ir::count_in_place(graph) > 0 || has_writeback(graph)) {
+      if (auto c = edited(s.current, [](Case& e) { ir::clear_in_place(e.graph); }))
+        candidates.push_back(Candidate{std::move(*c), "forms", "no in-place writes"});
+      for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
+        const ir::Node& node = graph.nodes()[n];
+        if (!ir::is_in_place(node) && !ir::is_writeback(node)) continue;
+        auto c = edited(s.current, [n](Case& e) {
+          ir::Node& edited_node = e.graph.mutable_nodes()[n];
+          edited_node.attrs.erase("inplace");
+          edited_node.attrs.erase("writeback");
+        });
+        if (c)
+          candidates.push_back(Candidate{std::move(*c), "forms",
+                                         ir::node_label(graph, n) + " written without mutation"});
+      }
     }
     for (ir::ValueId id : graph.inputs()) {
       const ir::Value& leaf = graph.value(id);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "weft/gen/generator.h"
+#include "weft/ir/inplace.h"
 #include "weft/ir/validate.h"
 #include "weft/ops.h"
 #include "weft/oracle/fault.h"
@@ -61,8 +62,10 @@ oracle::Symptom symptom_of(FaultKind kind) {
 // faulty op's value never reaches an output, say).
 std::optional<Planted> plant(gen::Generator& generator, std::uint64_t seed, FaultKind kind,
                              double dynamic_shapes_rate = 0.2,
-                             double half_precision_rate = gen::CaseOptions().half_precision_rate) {
+                             double half_precision_rate = gen::CaseOptions().half_precision_rate,
+                             double in_place_rate = gen::CaseOptions().in_place_rate) {
   gen::CaseOptions options;
+  options.in_place_rate = in_place_rate;
   options.dynamic_shapes_rate = dynamic_shapes_rate;
   options.half_precision_rate = half_precision_rate;
   options.generator.seed = seed;
@@ -209,6 +212,27 @@ TEST(Reducer, HalfPrecisionTheFindingDoesNotNeedIsDropped) {
     for (const ir::Value& value : result.graph.values()) {
       EXPECT_FALSE(is_reduced_floating(value.type.dtype)) << value.name;
     }
+    EXPECT_TRUE(still_shows(result, p->finding));
+    ++reduced;
+  }
+  EXPECT_EQ(reduced, 2);
+}
+
+// A planted fault does not need the case's in-place writes: the reduced case writes none (no
+// "inplace" node, no writeback) and still shows the fault.
+TEST(Reducer, InPlaceWritesTheFindingDoesNotNeedAreDropped) {
+  gen::Generator generator;
+  int reduced = 0;
+  for (std::uint64_t seed = 1; reduced < 2 && seed < 60; ++seed) {
+    std::optional<Planted> p = plant(generator, seed, FaultKind::PerturbLarge, 0.0, 0.0, 1.0);
+    if (!p) continue;
+    const std::vector<std::string> forms = ir::program_forms(p->graph);
+    if (std::find(forms.begin(), forms.end(), "in-place") == forms.end()) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ": " + p->finding.signature);
+    const ReduceResult result = reduce_case(p->graph, p->values, p->finding, reduce_options());
+    ASSERT_EQ(result.status, ReduceStatus::Reduced);
+    EXPECT_EQ(ir::count_in_place(result.graph), 0u);
+    for (const ir::Node& node : result.graph.nodes()) EXPECT_FALSE(ir::is_writeback(node));
     EXPECT_TRUE(still_shows(result, p->finding));
     ++reduced;
   }
