@@ -14,6 +14,7 @@
 #include "backends/backends.h"
 #include "vjp.h"
 #include "weft/error.h"
+#include "weft/ir/inplace.h"
 #include "weft/ir/shape_sets.h"
 #include "weft/ir/subgraph.h"
 #include "weft/oracle/reference_check.h"
@@ -390,6 +391,19 @@ ir::Graph prefix_graph(const ir::Graph& graph, std::size_t last) {
         copy.graph.mark_output(copy.renamed.at(id));
       }
     }
+  }
+  // A cut between an in-place write through a view and its writeback leaves the base observed
+  // stale: the writes at fault are written as pure calls instead (the same dataflow).
+  for (std::size_t tries = 0; tries <= last; ++tries) {
+    const std::optional<ir::InPlaceProblem> problem = ir::in_place_problem(copy.graph);
+    if (!problem) break;
+    ir::Node& node = copy.graph.mutable_nodes()[problem->node];
+    if (!ir::is_in_place(node) && !ir::is_writeback(node)) {
+      ir::clear_in_place(copy.graph);
+      break;
+    }
+    node.attrs.erase("inplace");
+    node.attrs.erase("writeback");
   }
   return std::move(copy.graph);
 }
