@@ -291,9 +291,9 @@ TEST(GraphValidate, RejectsUnknownAttribute) {
       g, 0, "node 0 'conv' (conv2d)", "/nodes/0/attrs/strides",
       "unknown attribute 'strides' (conv2d takes: stride, padding, dilation, groups)");
   Graph relu = small_graph();
-  relu.mutable_nodes()[1].attrs.set("inplace", true);
-  expect_node_error(relu, 1, "node 1 'act' (relu)", "/nodes/1/attrs/inplace",
-                    "relu takes no attributes");
+  relu.mutable_nodes()[1].attrs.set("in_place", true);  // a misspelled "inplace"
+  expect_node_error(relu, 1, "node 1 'act' (relu)", "/nodes/1/attrs/in_place",
+                    "unknown attribute 'in_place' (relu takes: inplace)");
 }
 
 TEST(GraphValidate, RejectsMissingRequiredAttribute) {

@@ -24,6 +24,7 @@
 #include "weft/oracle/oracle.h"
 #include "weft/oracle/reference_check.h"
 #include "weft/oracle/torch_eager.h"
+#include "weft/oracle/torch_info.h"
 
 namespace weft::oracle {
 namespace {
@@ -127,10 +128,26 @@ TEST(JudgeNoFalseAlarms, OpSampleCases) {
 // channels), and LibTorch's index among exactly equal values (max over dim 0 of a constant
 // tensor) where float32 and float64 agree. Counted and printed, not failed; floating values
 // (whose messages name a tolerance) must always agree.
-bool path_difference(const Verdict& verdict) {
+// Also a wrong output of LibTorch 1.13 on a case with a nearest interpolation of a bfloat16
+// tensor: 1.13 computes its source index in bfloat16 (corpus case
+// bug-eager-bf16-nearest-index; fixed in 2.x). The judge does not localize, so the op is
+// found in the graph.
+bool known_torch113_bug(const Finding& f, const ir::Graph& graph) {
+  if (torch_major() != 1 || f.symptom != Symptom::WrongOutput) {
+    return false;
+  }
+  return std::any_of(graph.nodes().begin(), graph.nodes().end(), [&](const ir::Node& node) {
+    const ir::AttrValue* mode = node.attrs.find("mode");
+    return node.op == ir::OpKind::Interpolate && mode != nullptr &&
+           *mode == ir::AttrValue(std::string("nearest")) &&
+           graph.value(node.inputs[0]).type.dtype == Dtype::BFloat16;
+  });
+}
+
+bool path_difference(const Verdict& verdict, const ir::Graph& graph) {
   if (verdict.findings.size() != 1 || verdict.findings[0].backend != "torch") return false;
   const Finding& f = verdict.findings[0];
-  return f.symptom == Symptom::ExceptionMismatch ||
+  return f.symptom == Symptom::ExceptionMismatch || known_torch113_bug(f, graph) ||
          (f.symptom == Symptom::WrongOutput && f.message.find("tolerance") == std::string::npos);
 }
 
@@ -161,7 +178,7 @@ TEST(JudgeNoFalseAlarms, GeneratedModels) {
       refused += verdict.note.empty() ? 0 : 1;
       const std::string label =
           "seed " + std::to_string(seed) + ", " + std::to_string(nodes) + " nodes";
-      if (path_difference(verdict)) {
+      if (path_difference(verdict, generated.graph)) {
         ++differences;
         std::cout << "[ JUDGE    ] " << label << ": paths differ: " << verdict.findings[0].message
                   << "\n";
@@ -232,7 +249,7 @@ TEST(JudgeNoFalseAlarms, GeneratedHalfPrecisionModels) {
       const Verdict verdict = judge_case(generated.graph, generated.values.values, seed);
       const std::string label =
           "seed " + std::to_string(seed) + ", " + std::to_string(nodes) + " nodes";
-      if (!verdict.unsupported.empty() || path_difference(verdict)) continue;
+      if (!verdict.unsupported.empty() || path_difference(verdict, generated.graph)) continue;
       ++judged;
       EXPECT_FALSE(verdict.bug()) << label << describe(verdict);
       if (torch_ratio(verdict) > worst) {

@@ -39,6 +39,14 @@ constexpr KnownBug kKnownBugs[] = {
     {"torchscript-ofi", "-dimensional input for 4-dimensional weight",
      "optimize_for_inference rewrites conv2d to oneDNN, which refuses unbatched (3-D) input that "
      "eager conv2d accepts"},
+    {"torchscript-ofi", "weight type (MkldnnCPUFloatType) should be the same",
+     "optimize_for_inference fails on a conv2d of frozen constants whose result is written in "
+     "place "
+     "(corpus bug-ofi-conv-constant-input-inplace-mul)"},
+    {"torchscript", "a view of a leaf Variable that requires grad is being used in an in-place",
+     "TorchScript's optimized linear of a 3-D input returns a view that autograd takes for a view "
+     "of a leaf, so an in-place write into it raises (corpus "
+     "bug-torchscript-linear-3d-relu-inplace-leaf-view)"},
     {"torch", "not implemented for 'Long'",
      "LibTorch has no int64 kernel for reflection/replication padding (the engine has one)"},
     {"torchscript", "gradient of",

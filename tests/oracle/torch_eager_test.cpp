@@ -611,6 +611,16 @@ std::vector<OpCase> every_op_cases() {
   on(OpKind::Slice, x234, Attributes().set("dim", 2).set("start", 1).set("step", 2));
   on(OpKind::Slice, x234, Attributes().set("dim", 1).set("start", -2).set("end", -1));
   on(OpKind::Select, x234, Attributes().set("dim", 1).set("index", -1));
+  add("slice_scatter", [](Builder& b) {
+    b.output(b.op(OpKind::SliceScatter,
+                  {b.input("x", random({2, 3, 4}, 54)), b.param("src", random({2, 3, 2}, 541))},
+                  Attributes().set("dim", 2).set("start", 1).set("step", 2)));
+  });
+  add("select_scatter", [](Builder& b) {
+    b.output(b.op(OpKind::SelectScatter,
+                  {b.input("x", random({2, 3, 4}, 54)), b.param("src", random({2, 4}, 542))},
+                  Attributes().set("dim", 1).set("index", -1)));
+  });
 
   // joining, splitting, padding, indexing
   add("cat", [](Builder& b) {
