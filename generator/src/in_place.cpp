@@ -1,6 +1,5 @@
 #include "in_place.h"
 
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -55,51 +54,22 @@ std::string fresh_name(const ir::Graph& graph, const std::string& stem) {
   }
 }
 
-// Values uniform in [lo, hi) of `type`.
+// Values uniform in [lo, hi) of `type` (drawn in float64, then rounded to its dtype).
 Tensor draw(const ir::TensorType& type, double lo, double hi, ::weft::Generator& gen) {
-  std::size_t count = 1;
-  for (std::int64_t d : type.shape) count *= static_cast<std::size_t>(d);
-  std::vector<double> v(count);
-  for (double& x : v) x = lo + (hi - lo) * gen.uniform();
-  return from_blob(v.data(), type.shape, Dtype::Float64).to(type.dtype);
+  Tensor values = empty(type.shape, dtype(Dtype::Float64));
+  uniform_(values, lo, hi, &gen);
+  return values.to(type.dtype);
 }
 
-// Whether every output (and gradient) is finite, run as written in the case's dtypes and as
-// dataflow in float64; false when the engine refuses the case either way.
+// Whether the case stays valid and finite with its writes: value_search's check, which runs
+// the writes as written in the case's dtypes and as dataflow in float64.
 bool runs_finite(const ir::Graph& graph, const ir::TensorMap& values) {
-  auto finite = [](const Tensor& t) {
-    if (!t.defined() || !t.is_floating_point() || t.numel() == 0) return true;
-    for (double x : t.to_vector<double>()) {
-      if (!std::isfinite(x)) return false;
-    }
-    return true;
-  };
   try {
     ir::validate(graph);
-    for (bool written : {true, false}) {
-      ir::ExecutionOptions options;
-      options.as_written = written;
-      if (!written) options.floating_dtype = Dtype::Float64;
-      const std::vector<Tensor> cotangents = ir::random_cotangents(graph, 1);
-      if (graph.requires_grad()) {
-        const ir::GradientExecution run =
-            ir::execute_with_gradients(graph, values, cotangents, options);
-        for (const Tensor& t : run.forward.outputs) {
-          if (!finite(t)) return false;
-        }
-        for (const auto& [name, g] : run.gradients) {
-          if (!finite(g)) return false;
-        }
-      } else {
-        for (const Tensor& t : ir::execute(graph, values, options).outputs) {
-          if (!finite(t)) return false;
-        }
-      }
-    }
-    return true;
   } catch (const std::exception&) {
     return false;
   }
+  return check_finite(graph, values, ir::random_cotangents(graph, 1)).finite;
 }
 
 class Writer {

@@ -402,8 +402,7 @@ ir::Graph prefix_graph(const ir::Graph& graph, std::size_t last) {
       ir::clear_in_place(copy.graph);
       break;
     }
-    node.attrs.erase("inplace");
-    node.attrs.erase("writeback");
+    ir::clear_in_place(node);
   }
   return std::move(copy.graph);
 }

@@ -131,11 +131,8 @@ bool forms_pass(State& state, Evaluator& evaluator) {
       for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
         const ir::Node& node = graph.nodes()[n];
         if (!ir::is_in_place(node) && !ir::is_writeback(node)) continue;
-        auto c = edited(s.current, [n](Case& e) {
-          ir::Node& edited_node = e.graph.mutable_nodes()[n];
-          edited_node.attrs.erase("inplace");
-          edited_node.attrs.erase("writeback");
-        });
+        auto c =
+            edited(s.current, [n](Case& e) { ir::clear_in_place(e.graph.mutable_nodes()[n]); });
         if (c)
           candidates.push_back(Candidate{std::move(*c), "forms",
                                          ir::node_label(graph, n) + " written without mutation"});

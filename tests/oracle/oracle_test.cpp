@@ -13,6 +13,8 @@
 #include "case_helpers.h"
 #include "weft/error.h"
 #include "weft/ir/execute.h"
+#include "weft/ir/inplace.h"
+#include "weft/ir/validate.h"
 #include "weft/ops.h"
 #include "weft/oracle/fault.h"
 #include "weft/oracle/oracle.h"
@@ -509,6 +511,34 @@ TEST(PrefixGraph, KeepsTheValuesTheRestOfTheGraphObserved) {
     EXPECT_EQ(cut.producer(cut.outputs()[0]), std::optional<std::size_t>(0));
     EXPECT_EQ(cut.producer(cut.outputs()[1]), std::optional<std::size_t>(1));
   }
+}
+
+// b = x * 2; slice(b).relu_(); writeback; outputs the written b. A prefix that ends at the
+// relu observes b from before the write (the writeback after the cut reads it): the relu is
+// written as a pure call there, so the prefix is valid and computes what the case did.
+TEST(PrefixGraph, ACutBetweenAWriteAndItsWritebackWritesItAsAPureCall) {
+  ir::Graph g;
+  const TensorType type{Dtype::Float32, {4}};
+  const TensorType part{Dtype::Float32, {2}};
+  const ir::Attributes view = ir::Attributes().set("dim", 0).set("start", 1).set("end", 3);
+  const ir::ValueId x = g.add_input("x", type);
+  const ir::ValueId b =
+      g.add_node(OpKind::MulScalar, {x}, ir::Attributes().set("other", 2.0), {type})[0];
+  const ir::ValueId s = g.add_node(OpKind::Slice, {b}, view, {part})[0];
+  const ir::ValueId r =
+      g.add_node(OpKind::Relu, {s}, ir::Attributes().set("inplace", true), {part})[0];
+  ir::Attributes writeback = view;
+  writeback.set("writeback", true);
+  g.mark_output(g.add_node(OpKind::SliceScatter, {b, r}, writeback, {type})[0]);
+  ASSERT_FALSE(ir::in_place_problem(g).has_value());
+  ASSERT_EQ(ir::count_in_place(g), 1u);
+
+  const ir::Graph cut = prefix_graph(g, 2);
+  EXPECT_FALSE(ir::in_place_problem(cut).has_value());
+  EXPECT_NO_THROW(ir::validate(cut));
+  EXPECT_EQ(ir::count_in_place(cut), 0u);
+  const ir::Graph whole = prefix_graph(g, 3);  // the write and its writeback: kept as written
+  EXPECT_EQ(ir::count_in_place(whole), 1u);
 }
 
 TEST(FaultSpec, NamesRoundTripAndBadNamesSayWhatIsExpected) {

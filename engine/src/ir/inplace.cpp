@@ -333,11 +333,13 @@ std::size_t count_in_place(const Graph& graph) {
   return count;
 }
 
+void clear_in_place(Node& node) {
+  node.attrs.erase("inplace");
+  node.attrs.erase("writeback");
+}
+
 void clear_in_place(Graph& graph) {
-  for (Node& node : graph.mutable_nodes()) {
-    node.attrs.erase("inplace");
-    node.attrs.erase("writeback");
-  }
+  for (Node& node : graph.mutable_nodes()) clear_in_place(node);
 }
 
 }  // namespace weft::ir

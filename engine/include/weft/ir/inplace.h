@@ -59,5 +59,6 @@ std::vector<Tensor> run_node_as_written(const Node& node, const std::vector<Tens
 std::size_t count_in_place(const Graph& graph);
 // Every "inplace" and "writeback" mark removed: the same dataflow written without mutation.
 void clear_in_place(Graph& graph);
+void clear_in_place(Node& node);
 
 }  // namespace weft::ir

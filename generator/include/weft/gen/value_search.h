@@ -71,8 +71,8 @@ struct FiniteCheck {
 };
 
 // Runs `graph` forward and backward (with `cotangents`) in float32, then in float64, and says
-// whether every output and every gradient of a floating leaf is finite. An engine error is a
-// failed check whose problem is the error.
+// whether every output and every gradient of a floating leaf is finite. In-place writes run as
+// written except in float64. An engine error is a failed check whose problem is the error.
 FiniteCheck check_finite(const ir::Graph& graph, const ir::TensorMap& values,
                          const std::vector<Tensor>& cotangents);
 
