@@ -11,6 +11,10 @@ if(WEFT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   set(CMAKE_CUDA_COMPILER_LAUNCHER ${weft_launcher})
 endif()
 
+# Off only where the compiler is not the one weft is kept clean with (scripts/device-check builds
+# on the GPU machine's own, newer GCC: its new warnings are counted in the log, not fatal there).
+option(WEFT_WERROR "Treat warnings in weft's own code as errors" ON)
+
 # Eigen picks its SIMD width at compile time: without -march=native its GEMM runs SSE2 code,
 # ~5x slower than OpenBLAS on this AVX-512 CPU. On by default because weft is built where it
 # runs; turn it off to build binaries for other machines.
@@ -63,7 +67,13 @@ endif()
 # sanitizers, and libFuzzer coverage instrumentation for the fuzz build.
 function(weft_target_defaults target)
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Werror -Wno-unused-parameter>)
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wno-unused-parameter>
+    # Modules with other signatures (LSTM, GRU, MultiheadAttention) define their own forward
+    # beside Module's single-tensor one, on purpose; GCC 13 puts this warning in -Wall.
+    $<$<COMPILE_LANGUAGE:CXX>:-Wno-overloaded-virtual>)
+  if(WEFT_WERROR)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+  endif()
   # GCC 12 at -O3 reports maybe-uninitialized inside Eigen's AVX-512 intrinsics (avx512fintrin.h)
   # where nothing is uninitialized; clang still checks ours.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

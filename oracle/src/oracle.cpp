@@ -407,7 +407,26 @@ ir::Graph prefix_graph(const ir::Graph& graph, std::size_t last) {
   return std::move(copy.graph);
 }
 
-Oracle::Oracle(OracleOptions options) : options_(std::move(options)), worker_(options_.worker) {
+namespace {
+
+// CUDA reserves address space for the device's unified memory far beyond any cap: under the
+// worker's RLIMIT_AS, torch.cuda.is_available() is False and every CUDA path would be
+// "unavailable" (seen on the H200 of scripts/device-check). Workers of a run with a CUDA path
+// start without the cap; the GPU machine's memory is then guarded only by the time limit.
+OracleOptions without_address_cap_for_cuda(OracleOptions options) {
+  for (const std::string& backend : options.backends) {
+    if (backend.find("cuda") != std::string::npos) {
+      options.worker.memory_limit_mb = 0;
+      break;
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+Oracle::Oracle(OracleOptions options)
+    : options_(without_address_cap_for_cuda(std::move(options))), worker_(options_.worker) {
   for (const char* required : {kReferenceBackend, kEngineBackend}) {
     if (std::find(options_.backends.begin(), options_.backends.end(), required) ==
         options_.backends.end()) {

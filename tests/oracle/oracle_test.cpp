@@ -329,6 +329,45 @@ TEST(Oracle, ThePyTorch2PathsAgreeWithTheReference) {
   }
 }
 
+// The CUDA paths (eager and Inductor's Triton kernels in Python, eager and AOTInductor from C++)
+// on the small case, in float32 and in float16 (which has GPU kernels where 1.13's CPU had none).
+// Skipped where PyTorch 2.x sees no CUDA device, which is every CI machine.
+TEST(Oracle, TheCudaPathsAgreeWithTheReference) {
+  const std::string reason = make_backend("torch2-eager-cuda")->unavailable_reason();
+  if (!reason.empty()) GTEST_SKIP() << "no CUDA path here: " << reason;
+  for (Dtype dtype : {Dtype::Float32, Dtype::Float16}) {
+    SmallCase c = small_case();
+    if (dtype != Dtype::Float32) {
+      for (ir::Value& value : c.graph.mutable_values()) {
+        if (value.type.dtype == Dtype::Float32) value.type.dtype = dtype;
+      }
+      for (auto& [name, tensor] : c.values) tensor = tensor.to(dtype);
+    }
+    OracleOptions options;
+    options.backends = {kReferenceBackend,      kEngineBackend, "torch2-eager-cuda",
+                        "torch2-inductor-cuda", "torch2-cuda",  "torch2-aoti-cuda"};
+    options.worker = worker_options();
+    options.worker.time_limit_seconds = 300;  // Triton's first compile of a graph
+    Oracle oracle(options);
+    const CaseReport report = oracle.check(c.graph, c.values);
+    const std::string label = dtype_name(dtype);
+    EXPECT_FALSE(report.verdict.bug()) << label << verdict_to_json(report.verdict).dump(1);
+    ASSERT_EQ(report.results.size(), options.backends.size());
+    for (std::size_t i = 2; i < report.results.size(); ++i) {
+      const BackendResult& result = report.results[i];
+      if (result.outcome == Outcome::Unavailable) {
+        // Only a C++ path whose LibTorch 2.x build is missing may be unavailable here.
+        EXPECT_EQ(path_traits(result.backend).libtorch, 2)
+            << result.backend << ": " << result.message;
+        continue;
+      }
+      EXPECT_EQ(result.outcome, Outcome::Ok)
+          << label << " " << result.backend << ": " << result.message;
+      EXPECT_EQ(result.calls.size(), 3u) << result.backend;
+    }
+  }
+}
+
 // A path of the other LibTorch goes to the weft built against it; without one, its result says
 // where that build was looked for, and the case is still judged on the other paths.
 TEST(Oracle, PathsOfAMissingSiblingBuildAreUnavailableWithTheReason) {
@@ -378,6 +417,10 @@ TEST(Oracle, UnavailableBackendsAreListedWithTheirReasonAndNotJudged) {
     if (info.name != "torch-cuda") continue;
     listed = true;
     if (info.unavailable_reason.empty()) GTEST_SKIP() << "a CUDA device is present here";
+  }
+  // On a GPU machine torch-cuda may be unavailable for another reason (no LibTorch 1.x build).
+  if (make_backend("torch2-eager-cuda")->unavailable_reason().empty()) {
+    GTEST_SKIP() << "a CUDA device is present here";
   }
   ASSERT_TRUE(listed);
   const SmallCase c = small_case();

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "weft/error.h"
@@ -507,9 +509,11 @@ std::string shown(const Json& value) {
   throw Error(owner + ".load_state_dict: field '" + field + "': " + problem);
 }
 
-const Json& member(const Json& object, const std::string& owner, const std::string& field) {
-  const auto it = object.find(field);
-  if (it == object.end()) bad_field(owner, field, "missing");
+// The field name is a string_view: GCC 13's -Wdangling-reference takes a std::string temporary
+// made from a literal at the call for one the returned reference might point into.
+const Json& member(const Json& object, const std::string& owner, std::string_view field) {
+  const auto it = object.find(std::string(field));
+  if (it == object.end()) bad_field(owner, std::string(field), "missing");
   return *it;
 }
 
@@ -566,9 +570,11 @@ std::string choice_field(const Json& state, const std::string& owner, const std:
   bad_field(owner, field, "expected " + expected + ", got " + shown(value));
 }
 
-const Json& array_field(const Json& state, const std::string& owner, const std::string& field) {
+const Json& array_field(const Json& state, const std::string& owner, std::string_view field) {
   const Json& value = member(state, owner, field);
-  if (!value.is_array()) bad_field(owner, field, "expected a list, got " + shown(value));
+  if (!value.is_array()) {
+    bad_field(owner, std::string(field), "expected a list, got " + shown(value));
+  }
   return value;
 }
 
