@@ -106,6 +106,14 @@ std::size_t Evaluator::key(const Case& c) {
   return std::hash<std::string>{}(text);
 }
 
+void Evaluator::visited(const Case& c) {
+  try {
+    visited_.insert(key(c));
+  } catch (const std::exception&) {
+    // A case whose graph does not serialize is never a candidate's twin: nothing to remember.
+  }
+}
+
 std::optional<oracle::Finding> Evaluator::matching(const oracle::CaseReport& report) const {
   for (const oracle::Finding& finding : report.verdict.findings) {
     if (same_finding(finding, target_)) return finding;
@@ -140,7 +148,7 @@ std::optional<Accepted> Evaluator::first_showing(const std::vector<Candidate>& c
         ++next;
         continue;
       }
-      if (rejected_.count(k) != 0) {
+      if (rejected_.count(k) != 0 || visited_.count(k) != 0) {
         ++cache_hits_;
       } else if (!runs_on_engine(c)) {
         ++rejected_locally_;

@@ -32,6 +32,10 @@ class Evaluator {
 
   // Judges `c` with the oracle alone (the original case and the final result).
   std::optional<Accepted> judge(const Case& c);
+  // Marks `c` as a case the reduction has been at: a candidate equal to it is never judged or
+  // accepted again, so an edit that changes nothing (or passes that undo each other) cannot
+  // make the reduction cycle.
+  void visited(const Case& c);
   // The first candidate at or after `start` that still shows the target, judged in batches of
   // `jobs` in list order, so the answer does not depend on the number of jobs. Nothing when
   // none does or the budget is spent.
@@ -61,6 +65,7 @@ class Evaluator {
   // finding; a batch waits for them only when it needs them.
   std::vector<std::future<void>> warming_;
   std::unordered_set<std::size_t> rejected_;  // hashes of candidates that lost the finding
+  std::unordered_set<std::size_t> visited_;   // hashes of cases the reduction has been at
   bool reference_finite_ = true;
   std::chrono::steady_clock::time_point start_;
   int checks_ = 0;

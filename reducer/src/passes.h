@@ -20,8 +20,9 @@ struct State {
   std::function<void(const std::string&)> progress;
 };
 
-// Makes `candidate` the current case (the evaluator accepted it) and logs the step.
-void accept(State& state, Candidate candidate, Accepted accepted);
+// Makes `candidate` the current case (the evaluator accepted it), tells the evaluator it has
+// been visited, and logs the step.
+void accept(State& state, Evaluator& evaluator, Candidate candidate, Accepted accepted);
 
 // Lists candidates with `make`, accepts the first that shows the finding, lists again from the
 // same position; returns whether anything was accepted.

@@ -31,8 +31,9 @@ std::size_t leaf_elements(const ir::Graph& graph) {
   return total;
 }
 
-void accept(State& state, Candidate candidate, Accepted accepted) {
+void accept(State& state, Evaluator& evaluator, Candidate candidate, Accepted accepted) {
   state.current = std::move(candidate.edited);
+  evaluator.visited(state.current);
   state.finding = std::move(accepted.finding);
   state.verdict = std::move(accepted.report.verdict);
   ReduceStep step{candidate.pass, candidate.description, state.current.graph.nodes().size(),
@@ -54,7 +55,7 @@ bool accept_greedily(State& state, Evaluator& evaluator,
     std::optional<Accepted> accepted = evaluator.first_showing(candidates, position);
     if (!accepted) break;
     position = accepted->index;
-    accept(state, std::move(candidates[position]), std::move(*accepted));
+    accept(state, evaluator, std::move(candidates[position]), std::move(*accepted));
     changed = true;
   }
   return changed;
@@ -96,6 +97,7 @@ ReduceResult reduce_case(const ir::Graph& graph, const ir::TensorMap& values,
   }
   state.finding = confirmed->finding;
   state.verdict = confirmed->report.verdict;
+  evaluator.visited(state.current);
   evaluator.set_reference_finite(state.verdict.reference_finite);
 
   using Pass = bool (*)(State&, Evaluator&);

@@ -59,7 +59,7 @@ bool remove_nodes_pass(State& state, Evaluator& evaluator) {
     std::vector<Candidate> candidates{
         removal(state.current, computed, std::set<std::size_t>(others.begin(), others.end()))};
     if (auto accepted = evaluator.first_showing(candidates)) {
-      accept(state, std::move(candidates[accepted->index]), std::move(*accepted));
+      accept(state, evaluator, std::move(candidates[accepted->index]), std::move(*accepted));
       computed = computed_values(state.current);
       changed = true;
     }
@@ -79,7 +79,7 @@ bool remove_nodes_pass(State& state, Evaluator& evaluator) {
       if (!removed.empty()) candidates.push_back(removal(state.current, computed, removed));
     }
     if (auto accepted = evaluator.first_showing(candidates)) {
-      accept(state, std::move(candidates[accepted->index]), std::move(*accepted));
+      accept(state, evaluator, std::move(candidates[accepted->index]), std::move(*accepted));
       computed = computed_values(state.current);
       changed = true;
       granularity = std::max<std::size_t>(granularity - 1, 2);
