@@ -79,6 +79,12 @@ bool passes_elements(OpKind op, std::size_t slot) {
     case OpKind::Pad:
     case OpKind::Maximum:
     case OpKind::Minimum:
+    case OpKind::Amax:
+    case OpKind::Amin:
+    case OpKind::Flip:
+    case OpKind::Roll:
+    case OpKind::Repeat:
+    case OpKind::Diagonal:
     case OpKind::Cast:
       return true;
     case OpKind::Where:
@@ -119,7 +125,14 @@ bool straight_through(OpKind op) {
     case OpKind::Ceil:
     case OpKind::Round:
     case OpKind::Sign:
+    case OpKind::Trunc:
     case OpKind::Relu:
+    case OpKind::Relu6:
+    case OpKind::Hardswish:
+    case OpKind::Hardsigmoid:
+    case OpKind::Threshold:
+    case OpKind::Hardshrink:
+    case OpKind::Softshrink:
     case OpKind::Clamp:
     case OpKind::Hardtanh:
       return true;
@@ -592,8 +605,27 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
   switch (op) {
     case OpKind::Log:
     case OpKind::Log2:
+    case OpKind::Log10:
     case OpKind::Rsqrt:
       return {{0, K::Above, 1e-3}};
+    case OpKind::Log1p:
+      return {{0, K::Above, -1.0 + 1e-3}};
+    case OpKind::Acosh:
+      return {{0, K::Above, 1.0 + 1e-2}};  // the gradient is infinite at 1
+    case OpKind::Atanh:
+    case OpKind::Erfinv:
+      return {{0, K::Within, 0.95}};  // infinite at ±1
+    case OpKind::Expm1:
+      return {{0, K::Below, 10.0}};
+    case OpKind::Exp2:
+      return {{0, K::Below, 14.0}};
+    case OpKind::Atan2:
+      return {{1, K::AwayFromZero, 1e-2}};  // the gradients are NaN at (0, 0)
+    case OpKind::Hypot:
+      return {{0, K::AwayFromZero, 1e-2}};  // likewise
+    case OpKind::Fmod:
+    case OpKind::Remainder:
+      return {{1, K::AwayFromZero, 1e-2}};
     case OpKind::Sqrt:
       return {{0, K::Above, 1e-4}};  // the gradient is infinite at 0
     case OpKind::Reciprocal:
@@ -636,6 +668,24 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Atan:
     case OpKind::Tanh:
     case OpKind::Erf:
+    case OpKind::Trunc:
+    case OpKind::Frac:
+    case OpKind::Asinh:
+    case OpKind::Isnan:
+    case OpKind::Isinf:
+    case OpKind::Hardswish:
+    case OpKind::Hardsigmoid:
+    case OpKind::Relu6:
+    case OpKind::Mish:
+    case OpKind::Selu:
+    case OpKind::Celu:
+    case OpKind::Softsign:
+    case OpKind::Logsigmoid:
+    case OpKind::Tanhshrink:
+    case OpKind::Threshold:
+    case OpKind::Hardshrink:
+    case OpKind::Softshrink:
+    case OpKind::Logaddexp:
     case OpKind::Floor:
     case OpKind::Ceil:
     case OpKind::Round:
@@ -675,6 +725,12 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Var:
     case OpKind::Std:
     case OpKind::Logsumexp:
+    case OpKind::Amax:
+    case OpKind::Amin:
+    case OpKind::Any:
+    case OpKind::All:
+    case OpKind::Cumsum:
+    case OpKind::Cumprod:
     case OpKind::Softmax:
     case OpKind::LogSoftmax:
     case OpKind::Matmul:
@@ -701,6 +757,10 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Expand:
     case OpKind::Slice:
     case OpKind::Select:
+    case OpKind::Flip:
+    case OpKind::Roll:
+    case OpKind::Repeat:
+    case OpKind::Diagonal:
     case OpKind::SliceScatter:
     case OpKind::SelectScatter:
     case OpKind::Cat:

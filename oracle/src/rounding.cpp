@@ -40,12 +40,20 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
     case ir::OpKind::Ceil:
     case ir::OpKind::Round:
     case ir::OpKind::Sign:
+    case ir::OpKind::Trunc:
+    case ir::OpKind::Frac:
+    case ir::OpKind::Fmod:
+    case ir::OpKind::Remainder:
+    case ir::OpKind::Threshold:
+    case ir::OpKind::Hardshrink:
     case ir::OpKind::Eq:
     case ir::OpKind::Ne:
     case ir::OpKind::Lt:
     case ir::OpKind::Le:
     case ir::OpKind::Gt:
     case ir::OpKind::Ge:
+    case ir::OpKind::Any:  // x != 0, reduced: a rounding can make an element zero or not
+    case ir::OpKind::All:
       return Decision::Elementwise;
     case ir::OpKind::Div:
       return node.attrs.has("rounding_mode") ? Decision::Elementwise : Decision::None;
@@ -66,6 +74,11 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
     case ir::OpKind::Abs:
     case ir::OpKind::Maximum:
     case ir::OpKind::Minimum:
+    case ir::OpKind::Hardswish:
+    case ir::OpKind::Hardsigmoid:
+    case ir::OpKind::Relu6:
+    case ir::OpKind::Selu:
+    case ir::OpKind::Softshrink:
       return Decision::Kink;
     default:
       return Decision::None;
@@ -79,6 +92,8 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::Sum:
     case ir::OpKind::Mean:
     case ir::OpKind::Prod:
+    case ir::OpKind::Cumsum:
+    case ir::OpKind::Cumprod:
     case ir::OpKind::Var:
     case ir::OpKind::Std:
     case ir::OpKind::Logsumexp:
@@ -97,6 +112,7 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::BatchNorm:
     case ir::OpKind::LayerNorm:
     case ir::OpKind::Interpolate:
+    case ir::OpKind::Tanhshrink:  // a difference that cancels: decomposed below
       return true;
     default:
       return false;
@@ -115,6 +131,8 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Minimum:
     case ir::OpKind::Max:
     case ir::OpKind::Min:
+    case ir::OpKind::Amax:
+    case ir::OpKind::Amin:
     case ir::OpKind::Argmax:
     case ir::OpKind::Argmin:
     case ir::OpKind::MaxPool1d:
@@ -124,6 +142,14 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Ceil:
     case ir::OpKind::Round:
     case ir::OpKind::Sign:
+    case ir::OpKind::Trunc:
+    case ir::OpKind::Frac:
+    case ir::OpKind::Fmod:
+    case ir::OpKind::Isnan:
+    case ir::OpKind::Isinf:
+    case ir::OpKind::Relu6:
+    case ir::OpKind::Threshold:
+    case ir::OpKind::Hardshrink:
     case ir::OpKind::Eq:
     case ir::OpKind::Ne:
     case ir::OpKind::Lt:
@@ -140,6 +166,10 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Expand:
     case ir::OpKind::Slice:
     case ir::OpKind::Select:
+    case ir::OpKind::Flip:
+    case ir::OpKind::Roll:
+    case ir::OpKind::Repeat:
+    case ir::OpKind::Diagonal:
     case ir::OpKind::SliceScatter:
     case ir::OpKind::SelectScatter:
     case ir::OpKind::Cat:
@@ -199,6 +229,10 @@ Tensor decomposed(const ir::Node& node, const std::vector<Tensor>& in, double un
     return {};
   }
   const Tensor& x = in[0];
+  // F.tanhshrink is Python, x - x.tanh(): for small x the difference cancels, and its error is
+  // tanh's rounding, eps * |x|, not eps * |x - tanh x| (a selu after it flipped its kink on
+  // torchscript-nnc, whose tanh is not ATen's, between two calls).
+  if (node.op == ir::OpKind::Tanhshrink) return sub(x, perturb(tanh(x), unit, gen));
   std::vector<std::int64_t> dims;
   std::int64_t correction = 0;
   bool keepdim = true;

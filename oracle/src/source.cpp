@@ -384,6 +384,23 @@ class Emitter {
       case OpKind::Ceil:
       case OpKind::Round:
       case OpKind::Sign:
+      case OpKind::Trunc:
+      case OpKind::Frac:
+      case OpKind::Log1p:
+      case OpKind::Expm1:
+      case OpKind::Log10:
+      case OpKind::Exp2:
+      case OpKind::Asinh:
+      case OpKind::Acosh:
+      case OpKind::Atanh:
+      case OpKind::Erfinv:
+      case OpKind::Isnan:
+      case OpKind::Isinf:
+      case OpKind::Atan2:
+      case OpKind::Hypot:
+      case OpKind::Logaddexp:
+      case OpKind::Fmod:
+      case OpKind::Remainder:
       case OpKind::Sigmoid:
       case OpKind::Relu:
       case OpKind::Eq:
@@ -415,6 +432,31 @@ class Emitter {
                      {x, "approximate=" + string_literal(a.get_string("approximate"))});
       case OpKind::Silu:
         return call2("torch.silu", "F.silu", {x});
+      case OpKind::Hardswish:
+      case OpKind::Hardsigmoid:
+      case OpKind::Relu6:
+      case OpKind::Mish:
+      case OpKind::Selu:
+        return call2("torch." + op, "F." + op, {x});
+      case OpKind::Logsigmoid:
+        return call2("torch.log_sigmoid", "F.logsigmoid", {x});
+      case OpKind::Celu:
+        return call2("torch.celu", "F.celu", {x, float_literal(a.get_float("alpha"))});
+      // F.softsign and F.tanhshrink are Python functions of other ops (no ATen op of their own):
+      // TorchScript defined from C++ has no F, so the script spells out their bodies.
+      case OpKind::Softsign:
+        if (script()) return "(" + x + " / (torch.abs(" + x + ") + 1))";
+        return call("F.softsign", {x});
+      case OpKind::Tanhshrink:
+        if (script()) return "(" + x + " - torch.tanh(" + x + "))";
+        return call("F.tanhshrink", {x});
+      case OpKind::Threshold:
+        return call2(
+            "torch.threshold", "F.threshold",
+            {x, float_literal(a.get_float("threshold")), float_literal(a.get_float("value"))});
+      case OpKind::Hardshrink:
+      case OpKind::Softshrink:
+        return call2("torch." + op, "F." + op, {x, float_literal(a.get_float("lambd"))});
       case OpKind::Softplus:
         return call2(
             "torch.softplus", "F.softplus",
@@ -468,6 +510,34 @@ class Emitter {
       case OpKind::Logsumexp:
         return call("torch.logsumexp", {x, ints_literal(a.get_ints("dim")),
                                         "keepdim=" + bool_literal(a.get_bool("keepdim"))});
+      case OpKind::Amax:
+      case OpKind::Amin: {
+        // The IR's empty list is every dim: written out, so the program says what it reduces
+        // ([0] for a rank-0 input).
+        std::vector<std::int64_t> dims = a.get_ints("dim");
+        const std::size_t rank = shape_of(node.inputs[0]).size();
+        if (dims.empty()) {
+          for (std::size_t d = 0; d < std::max<std::size_t>(rank, 1); ++d)
+            dims.push_back(static_cast<std::int64_t>(d));
+        }
+        return call("torch." + op,
+                    {x, ints_literal(dims), "keepdim=" + bool_literal(a.get_bool("keepdim"))});
+      }
+      case OpKind::Any:
+      case OpKind::All: {
+        if (a.has("dim")) {
+          return call("torch." + op, {x, int_literal(a.get_int("dim")),
+                                      "keepdim=" + bool_literal(a.get_bool("keepdim"))});
+        }
+        // torch.any(x) has no keepdim; the IR keeps every dim as size 1 (as prod).
+        const std::size_t rank = shape_of(node.inputs[0]).size();
+        if (!a.get_bool("keepdim") || rank == 0) return call("torch." + op, {x});
+        return call("torch." + op, {x}) + ".reshape(" +
+               ints_literal(std::vector<std::int64_t>(rank, 1)) + ")";
+      }
+      case OpKind::Cumsum:
+      case OpKind::Cumprod:
+        return call("torch." + op, {x, int_literal(a.get_int("dim"))});
       case OpKind::Softmax:
       case OpKind::LogSoftmax:
         return call("torch." + op, {x, int_literal(a.get_int("dim"))});
@@ -590,6 +660,20 @@ class Emitter {
         return call("F.pad", {x, ints_literal(a.get_ints("pad")), "mode=" + string_literal(mode),
                               "value=" + fill});
       }
+      case OpKind::Flip:
+        return call("torch.flip", {x, ints_literal(a.get_ints("dims"))});
+      case OpKind::Roll: {
+        // No dims: the argument left at its default (the flattened tensor rolls).
+        const std::vector<std::int64_t> dims = a.get_ints("dims");
+        if (dims.empty()) return call("torch.roll", {x, ints_literal(a.get_ints("shifts"))});
+        return call("torch.roll", {x, ints_literal(a.get_ints("shifts")), ints_literal(dims)});
+      }
+      case OpKind::Repeat:
+        return x + ".repeat(" + ints_literal(a.get_ints("repeats")) + ")";
+      case OpKind::Diagonal:
+        return call("torch.diagonal",
+                    {x, int_literal(a.get_int("offset")), int_literal(a.get_int("dim1")),
+                     int_literal(a.get_int("dim2"))});
       case OpKind::Tril:
       case OpKind::Triu:
         return call("torch." + op, {x, int_literal(a.get_int("diagonal"))});

@@ -344,6 +344,64 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::round(in[0]));
     case OpKind::Sign:
       return one(at::sign(in[0]));
+    case OpKind::Trunc:
+      return one(at::trunc(in[0]));
+    case OpKind::Frac:
+      return one(at::frac(in[0]));
+    case OpKind::Log1p:
+      return one(at::log1p(in[0]));
+    case OpKind::Expm1:
+      return one(at::expm1(in[0]));
+    case OpKind::Log10:
+      return one(at::log10(in[0]));
+    case OpKind::Exp2:
+      return one(at::exp2(in[0]));
+    case OpKind::Asinh:
+      return one(at::asinh(in[0]));
+    case OpKind::Acosh:
+      return one(at::acosh(in[0]));
+    case OpKind::Atanh:
+      return one(at::atanh(in[0]));
+    case OpKind::Erfinv:
+      return one(at::erfinv(in[0]));
+    case OpKind::Isnan:
+      return one(at::isnan(in[0]));
+    case OpKind::Isinf:
+      return one(at::isinf(in[0]));
+    case OpKind::Atan2:
+      return one(at::atan2(in[0], in[1]));
+    case OpKind::Hypot:
+      return one(at::hypot(in[0], in[1]));
+    case OpKind::Logaddexp:
+      return one(at::logaddexp(in[0], in[1]));
+    case OpKind::Fmod:
+      return one(at::fmod(in[0], in[1]));
+    case OpKind::Remainder:
+      return one(at::remainder(in[0], in[1]));
+    case OpKind::Hardswish:
+      return one(at::hardswish(in[0]));
+    case OpKind::Hardsigmoid:
+      return one(at::hardsigmoid(in[0]));
+    case OpKind::Relu6:  // F.relu6: hardtanh(x, 0, 6)
+      return one(at::hardtanh(in[0], 0.0, 6.0));
+    case OpKind::Mish:
+      return one(at::mish(in[0]));
+    case OpKind::Selu:
+      return one(at::selu(in[0]));
+    case OpKind::Celu:
+      return one(at::celu(in[0], a.get_float("alpha", 1.0)));
+    case OpKind::Softsign:  // F.softsign is Python: x / (x.abs() + 1)
+      return one(at::div(in[0], at::add(at::abs(in[0]), 1)));
+    case OpKind::Logsigmoid:
+      return one(at::log_sigmoid(in[0]));
+    case OpKind::Tanhshrink:  // F.tanhshrink is Python: x - x.tanh()
+      return one(at::sub(in[0], at::tanh(in[0])));
+    case OpKind::Threshold:
+      return one(at::threshold(in[0], a.get_float("threshold"), a.get_float("value")));
+    case OpKind::Hardshrink:
+      return one(at::hardshrink(in[0], a.get_float("lambd", 0.5)));
+    case OpKind::Softshrink:
+      return one(at::softshrink(in[0], a.get_float("lambd", 0.5)));
     case OpKind::Sigmoid:
       return one(at::sigmoid(in[0]));
     case OpKind::Relu:
@@ -441,6 +499,26 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
     }
     case OpKind::Logsumexp:
       return one(at::logsumexp(in[0], a.get_ints("dim"), a.get_bool("keepdim", false)));
+    case OpKind::Amax:
+      return one(at::amax(in[0], a.get_ints("dim", {}), a.get_bool("keepdim", false)));
+    case OpKind::Amin:
+      return one(at::amin(in[0], a.get_ints("dim", {}), a.get_bool("keepdim", false)));
+    case OpKind::Any:
+    case OpKind::All: {
+      const bool every = node.op == OpKind::All;
+      const bool keepdim = a.get_bool("keepdim", false);
+      if (const auto dim = optional_int(a, "dim")) {
+        return one(every ? at::all(in[0], *dim, keepdim) : at::any(in[0], *dim, keepdim));
+      }
+      // torch.any(x) has no keepdim: the IR keeps every dim as 1, as prod.
+      at::Tensor out = every ? at::all(in[0]) : at::any(in[0]);
+      if (keepdim) out = out.reshape(std::vector<std::int64_t>(in[0].dim(), 1));
+      return one(out);
+    }
+    case OpKind::Cumsum:
+      return one(at::cumsum(in[0], a.get_int("dim")));
+    case OpKind::Cumprod:
+      return one(at::cumprod(in[0], a.get_int("dim")));
     case OpKind::Softmax:
       return one(at::softmax(in[0], a.get_int("dim")));
     case OpKind::LogSoftmax:
@@ -552,6 +630,15 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
     case OpKind::Pad:
       return one(eager_pad(in[0], a.get_ints("pad"), a.get_string("mode", "constant"),
                            a.get_float("value", 0.0)));
+    case OpKind::Flip:
+      return one(at::flip(in[0], a.get_ints("dims")));
+    case OpKind::Roll:
+      return one(at::roll(in[0], a.get_ints("shifts"), a.get_ints("dims", {})));
+    case OpKind::Repeat:
+      return one(in[0].repeat(a.get_ints("repeats")));
+    case OpKind::Diagonal:
+      return one(
+          at::diagonal(in[0], a.get_int("offset", 0), a.get_int("dim1", 0), a.get_int("dim2", 1)));
     case OpKind::Tril:
       return one(at::tril(in[0], a.get_int("diagonal", 0)));
     case OpKind::Triu:

@@ -46,6 +46,10 @@ const std::map<std::string, ConventionChange>& convention_changes() {
        {2,
         "LibTorch 2.x's clamp gradient at a scalar bound is 0 (1.13's, and the engine's: 1; "
         "with tensor bounds 2.x gives 0.5)"}},
+      {"hardswish/at_kinks",
+       {2,
+        "LibTorch 2.x's hardswish gradient is 0 at -3 and 1 at 3 (1.13's, and the engine's: "
+        "-1/2 and 3/2, the middle piece's)"}},
   };
   return changes;
 }

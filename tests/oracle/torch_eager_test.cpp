@@ -460,6 +460,22 @@ std::vector<OpCase> every_op_cases() {
   unary(OpKind::Clamp, -1, 1, Attributes().set("min", -0.3));
   unary(OpKind::Clamp, -1, 1, Attributes().set("min", -0.5).set("max", 0.4));
   on(OpKind::Clamp, random_ints({2, 3}, 2, -4, 4), Attributes().set("max", 2.5));
+  // the Core ATen elementwise math
+  for (OpKind op : {OpKind::Log1p, OpKind::Expm1, OpKind::Exp2, OpKind::Asinh, OpKind::Atanh,
+                    OpKind::Erfinv, OpKind::Mish, OpKind::Selu, OpKind::Softsign,
+                    OpKind::Logsigmoid, OpKind::Tanhshrink, OpKind::Isnan, OpKind::Isinf}) {
+    unary(op, -0.9, 0.9);
+  }
+  unary(OpKind::Log10, 0.1, 0.9);
+  unary(OpKind::Acosh, 1.1, 3.0);
+  for (OpKind op : {OpKind::Trunc, OpKind::Frac, OpKind::Hardswish, OpKind::Hardsigmoid}) {
+    unary(op, -4.0, 4.0);
+  }
+  unary(OpKind::Relu6, -2.0, 8.0);
+  unary(OpKind::Celu, -2, 2, Attributes().set("alpha", 0.7));
+  unary(OpKind::Threshold, -2, 2, Attributes().set("threshold", 0.3).set("value", -1.0));
+  unary(OpKind::Hardshrink, -2, 2, Attributes().set("lambd", 0.6));
+  unary(OpKind::Softshrink, -2, 2, Attributes().set("lambd", 0.6));
 
   // binary arithmetic, comparison, logic
   const Tensor x23 = random({2, 3}, 3), y3 = random({3}, 4, 0.5, 1.5);
@@ -468,6 +484,10 @@ std::vector<OpCase> every_op_cases() {
          Attributes().set("alpha", 3.0));
   binary(OpKind::Sub, x23, y3, Attributes().set("alpha", 0.5));
   binary(OpKind::Mul, x23, y3);
+  for (OpKind op :
+       {OpKind::Atan2, OpKind::Hypot, OpKind::Logaddexp, OpKind::Fmod, OpKind::Remainder}) {
+    binary(op, x23, y3);
+  }
   binary(OpKind::Div, x23, y3);
   binary(OpKind::Div, random({2, 3}, 7, -5, 5), y3, Attributes().set("rounding_mode", "floor"));
   binary(OpKind::Div, random({2, 3}, 8, -5, 5), y3, Attributes().set("rounding_mode", "trunc"));
@@ -508,6 +528,19 @@ std::vector<OpCase> every_op_cases() {
   on(OpKind::Logsumexp, x34, Attributes().set("dim", Ints{1}).set("keepdim", true));
   on(OpKind::Softmax, x34, Attributes().set("dim", 1));
   on(OpKind::LogSoftmax, x34, Attributes().set("dim", 0));
+  on(OpKind::Amax, x34, Attributes().set("dim", Ints{1}));
+  on(OpKind::Amin, x34, Attributes().set("keepdim", true));
+  on(OpKind::Any, x34, Attributes().set("dim", 1));
+  on(OpKind::All, x34, Attributes().set("keepdim", true));
+  on(OpKind::Cumsum, x34, Attributes().set("dim", 1));
+  on(OpKind::Cumprod, x34, Attributes().set("dim", -2));
+
+  // reordering
+  on(OpKind::Flip, x34, Attributes().set("dims", Ints{0, 1}));
+  on(OpKind::Roll, x34, Attributes().set("shifts", Ints{2, -1}).set("dims", Ints{1, 0}));
+  on(OpKind::Roll, x34, Attributes().set("shifts", Ints{5}));
+  on(OpKind::Repeat, x34, Attributes().set("repeats", Ints{2, 1, 2}));
+  on(OpKind::Diagonal, x34, Attributes().set("offset", 1));
 
   // linear algebra
   binary(OpKind::Matmul, random({2, 3, 4}, 19), random({4, 5}, 20));

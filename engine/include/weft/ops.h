@@ -36,6 +36,18 @@ Tensor floor(const Tensor& x);
 Tensor ceil(const Tensor& x);
 Tensor round(const Tensor& x);  // half to even
 Tensor sign(const Tensor& x);
+Tensor trunc(const Tensor& x);
+Tensor frac(const Tensor& x);  // x - trunc(x), floating only
+Tensor log1p(const Tensor& x);
+Tensor expm1(const Tensor& x);
+Tensor log10(const Tensor& x);
+Tensor exp2(const Tensor& x);
+Tensor asinh(const Tensor& x);
+Tensor acosh(const Tensor& x);
+Tensor atanh(const Tensor& x);
+Tensor erfinv(const Tensor& x);
+Tensor isnan(const Tensor& x);  // bool
+Tensor isinf(const Tensor& x);  // bool
 
 // ---- activations (ops/activation.cpp) ----
 Tensor sigmoid(const Tensor& x);
@@ -47,6 +59,18 @@ Tensor silu(const Tensor& x);
 Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
 Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);
 Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
+Tensor hardswish(const Tensor& x);
+Tensor hardsigmoid(const Tensor& x);
+Tensor relu6(const Tensor& x);
+Tensor mish(const Tensor& x);
+Tensor selu(const Tensor& x);
+Tensor celu(const Tensor& x, double alpha = 1.0);
+Tensor softsign(const Tensor& x);
+Tensor logsigmoid(const Tensor& x);
+Tensor tanhshrink(const Tensor& x);
+Tensor threshold(const Tensor& x, double threshold, double value);
+Tensor hardshrink(const Tensor& x, double lambd = 0.5);
+Tensor softshrink(const Tensor& x, double lambd = 0.5);
 
 // ---- binary arithmetic with broadcasting and type promotion (ops/binary.cpp) ----
 Tensor add(const Tensor& a, const Tensor& b, double alpha = 1.0);
@@ -72,6 +96,13 @@ Tensor operator+(double a, const Tensor& b);
 Tensor operator-(double a, const Tensor& b);
 Tensor operator*(double a, const Tensor& b);
 Tensor operator/(double a, const Tensor& b);
+
+// ---- two-argument math (ops/binary_math.cpp) ----
+Tensor atan2(const Tensor& a, const Tensor& b);
+Tensor hypot(const Tensor& a, const Tensor& b);
+Tensor logaddexp(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Tensor& b);       // the sign of a (C's fmod)
+Tensor remainder(const Tensor& a, const Tensor& b);  // the sign of b (Python's %)
 
 // ---- comparison and logic, results are bool (ops/compare.cpp) ----
 Tensor eq(const Tensor& a, const Tensor& b);
@@ -102,6 +133,17 @@ Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt,
 Tensor var(const Tensor& x, IntList dims = {}, std::int64_t correction = 1, bool keepdim = false);
 Tensor std(const Tensor& x, IntList dims = {}, std::int64_t correction = 1, bool keepdim = false);
 Tensor logsumexp(const Tensor& x, IntList dims, bool keepdim = false);
+
+// ---- reductions without indices (ops/reduce_any.cpp) ----
+Tensor amax(const Tensor& x, IntList dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, IntList dims = {}, bool keepdim = false);
+// Bool: whether some (every) element along `dim`, or of all, is non-zero (NaN is non-zero).
+Tensor any(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor all(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
+
+// ---- scans (ops/scan.cpp): integers and bool scan to int64 ----
+Tensor cumsum(const Tensor& x, std::int64_t dim);
+Tensor cumprod(const Tensor& x, std::int64_t dim);
 
 // ---- softmax (ops/softmax.cpp) ----
 Tensor softmax(const Tensor& x, std::int64_t dim);
@@ -158,6 +200,16 @@ Tensor expand(const Tensor& x, IntList sizes);
 Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t end,
              std::int64_t step = 1);
 Tensor select(const Tensor& x, std::int64_t dim, std::int64_t index);
+
+// ---- reordering (ops/reorder.cpp): copies, never views ----
+Tensor flip(const Tensor& x, IntList dims);
+// Rolls each of `dims` by its shift; without dims the flattened tensor rolls by shifts[0].
+Tensor roll(const Tensor& x, IntList shifts, IntList dims = {});
+// x.repeat(repeats): at least x's rank of counts; extra leading counts add leading dims.
+Tensor repeat(const Tensor& x, IntList repeats);
+// torch.diagonal: the other dims in order, then the diagonal (a copy here, a view in PyTorch).
+Tensor diagonal(const Tensor& x, std::int64_t offset = 0, std::int64_t dim1 = 0,
+                std::int64_t dim2 = 1);
 
 // ---- writes through views, functionalized (ops/scatter.cpp) ----
 // A copy of base with slice(base, dim, start, end, step) (select(base, dim, index)) replaced

@@ -93,6 +93,64 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(round(in[0]));
     case OpKind::Sign:
       return one(sign(in[0]));
+    case OpKind::Trunc:
+      return one(trunc(in[0]));
+    case OpKind::Frac:
+      return one(frac(in[0]));
+    case OpKind::Log1p:
+      return one(log1p(in[0]));
+    case OpKind::Expm1:
+      return one(expm1(in[0]));
+    case OpKind::Log10:
+      return one(log10(in[0]));
+    case OpKind::Exp2:
+      return one(exp2(in[0]));
+    case OpKind::Asinh:
+      return one(asinh(in[0]));
+    case OpKind::Acosh:
+      return one(acosh(in[0]));
+    case OpKind::Atanh:
+      return one(atanh(in[0]));
+    case OpKind::Erfinv:
+      return one(erfinv(in[0]));
+    case OpKind::Isnan:
+      return one(isnan(in[0]));
+    case OpKind::Isinf:
+      return one(isinf(in[0]));
+    case OpKind::Hardswish:
+      return one(hardswish(in[0]));
+    case OpKind::Hardsigmoid:
+      return one(hardsigmoid(in[0]));
+    case OpKind::Relu6:
+      return one(relu6(in[0]));
+    case OpKind::Mish:
+      return one(mish(in[0]));
+    case OpKind::Selu:
+      return one(selu(in[0]));
+    case OpKind::Softsign:
+      return one(softsign(in[0]));
+    case OpKind::Logsigmoid:
+      return one(logsigmoid(in[0]));
+    case OpKind::Tanhshrink:
+      return one(tanhshrink(in[0]));
+    case OpKind::Celu:
+      return one(celu(in[0], a.get_float("alpha", 1.0)));
+    case OpKind::Threshold:
+      return one(threshold(in[0], a.get_float("threshold"), a.get_float("value")));
+    case OpKind::Hardshrink:
+      return one(hardshrink(in[0], a.get_float("lambd", 0.5)));
+    case OpKind::Softshrink:
+      return one(softshrink(in[0], a.get_float("lambd", 0.5)));
+    case OpKind::Atan2:
+      return one(atan2(in[0], in[1]));
+    case OpKind::Hypot:
+      return one(hypot(in[0], in[1]));
+    case OpKind::Logaddexp:
+      return one(logaddexp(in[0], in[1]));
+    case OpKind::Fmod:
+      return one(fmod(in[0], in[1]));
+    case OpKind::Remainder:
+      return one(remainder(in[0], in[1]));
     case OpKind::Sigmoid:
       return one(sigmoid(in[0]));
     case OpKind::Relu:
@@ -175,6 +233,18 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
                            a.get_bool("keepdim", false)));
     case OpKind::Logsumexp:
       return one(logsumexp(in[0], a.get_ints("dim"), a.get_bool("keepdim", false)));
+    case OpKind::Amax:
+      return one(amax(in[0], a.get_ints("dim", {}), a.get_bool("keepdim", false)));
+    case OpKind::Amin:
+      return one(amin(in[0], a.get_ints("dim", {}), a.get_bool("keepdim", false)));
+    case OpKind::Any:
+      return one(any(in[0], optional_int(a, "dim"), a.get_bool("keepdim", false)));
+    case OpKind::All:
+      return one(all(in[0], optional_int(a, "dim"), a.get_bool("keepdim", false)));
+    case OpKind::Cumsum:
+      return one(cumsum(in[0], a.get_int("dim")));
+    case OpKind::Cumprod:
+      return one(cumprod(in[0], a.get_int("dim")));
     case OpKind::Softmax:
       return one(softmax(in[0], a.get_int("dim")));
     case OpKind::LogSoftmax:
@@ -260,6 +330,15 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
                        a.get_int("end", INT64_MAX), a.get_int("step", 1)));
     case OpKind::Select:
       return one(select(in[0], a.get_int("dim"), a.get_int("index")));
+    case OpKind::Flip:
+      return one(flip(in[0], a.get_ints("dims")));
+    case OpKind::Roll:
+      return one(roll(in[0], a.get_ints("shifts"), a.get_ints("dims", {})));
+    case OpKind::Repeat:
+      return one(repeat(in[0], a.get_ints("repeats")));
+    case OpKind::Diagonal:
+      return one(
+          diagonal(in[0], a.get_int("offset", 0), a.get_int("dim1", 0), a.get_int("dim2", 1)));
     case OpKind::SliceScatter:
       return one(slice_scatter(in[0], in[1], a.get_int("dim", 0), a.get_int("start", 0),
                                a.get_int("end", INT64_MAX), a.get_int("step", 1)));

@@ -54,6 +54,10 @@ bool output_free_for_writing(OpKind op) {
     case OpKind::Pad:
     case OpKind::Tril:
     case OpKind::Triu:
+    case OpKind::Cumsum:
+    case OpKind::Flip:
+    case OpKind::Roll:
+    case OpKind::Repeat:
     case OpKind::Gather:
     case OpKind::IndexSelect:
     case OpKind::Interpolate:
@@ -125,6 +129,7 @@ bool may_alias_input(const Node& node) {
     case OpKind::Expand:
     case OpKind::Slice:
     case OpKind::Select:
+    case OpKind::Diagonal:  // a view in PyTorch, a copy in the engine
     case OpKind::Split:
     case OpKind::Chunk:
     case OpKind::Contiguous:

@@ -86,12 +86,40 @@ OpSchema make_schema(OpKind op) {
     case K::Ceil:
     case K::Round:
     case K::Sign:
+    case K::Trunc:
+    case K::Frac:
+    case K::Log1p:
+    case K::Expm1:
+    case K::Log10:
+    case K::Exp2:
+    case K::Asinh:
+    case K::Acosh:
+    case K::Atanh:
+    case K::Erfinv:
+    case K::Isnan:
+    case K::Isinf:
       return unary(op, "unary");
 
     case K::Sigmoid:
     case K::Relu:
     case K::Silu:
+    case K::Hardswish:
+    case K::Hardsigmoid:
+    case K::Relu6:
+    case K::Mish:
+    case K::Selu:
+    case K::Softsign:
+    case K::Logsigmoid:
+    case K::Tanhshrink:
       return unary(op, "activation");
+    case K::Celu:
+      return unary(op, "activation", {float_attr("alpha", 1.0)});
+    case K::Threshold:
+      return unary(op, "activation",
+                   {required("threshold", AttrType::Float), required("value", AttrType::Float)});
+    case K::Hardshrink:
+    case K::Softshrink:
+      return unary(op, "activation", {float_attr("lambd", 0.5)});
     case K::LeakyRelu:
       return unary(op, "activation", {float_attr("negative_slope", 0.01)});
     case K::Elu:
@@ -117,6 +145,12 @@ OpSchema make_schema(OpKind op) {
     case K::Maximum:
     case K::Minimum:
       return binary(op, "binary");
+    case K::Atan2:
+    case K::Hypot:
+    case K::Logaddexp:
+    case K::Fmod:
+    case K::Remainder:
+      return binary(op, "binary_math");
 
     case K::AddScalar:
     case K::SubScalar:
@@ -166,6 +200,18 @@ OpSchema make_schema(OpKind op) {
                    {ints_attr("dim", {}), int_attr("correction", 1), bool_attr("keepdim", false)});
     case K::Logsumexp:
       return unary(op, "reduce", {required("dim", AttrType::IntList), bool_attr("keepdim", false)});
+
+    case K::Amax:
+    case K::Amin:
+      return unary(op, "reduce", {ints_attr("dim", {}), bool_attr("keepdim", false)});
+    // Without a dim, keepdim keeps every dim as 1 (as prod): torch.any(x) has no keepdim.
+    case K::Any:
+    case K::All:
+      return unary(op, "reduce",
+                   {optional_attr("dim", AttrType::Int), bool_attr("keepdim", false)});
+    case K::Cumsum:
+    case K::Cumprod:
+      return unary(op, "scan", {required("dim", AttrType::Int)});
 
     case K::Softmax:
     case K::LogSoftmax:
@@ -239,6 +285,15 @@ OpSchema make_schema(OpKind op) {
           {int_attr("dim", 0), int_attr("start", 0), int_attr("end", kNoEnd), int_attr("step", 1)});
     case K::Select:
       return unary(op, "shape", {required("dim", AttrType::Int), required("index", AttrType::Int)});
+    case K::Flip:
+      return unary(op, "reorder", {required("dims", AttrType::IntList)});
+    case K::Roll:
+      return unary(op, "reorder", {required("shifts", AttrType::IntList), ints_attr("dims", {})});
+    case K::Repeat:
+      return unary(op, "reorder", {required("repeats", AttrType::IntList)});
+    case K::Diagonal:
+      return unary(op, "reorder",
+                   {int_attr("offset", 0), int_attr("dim1", 0), int_attr("dim2", 1)});
     // "writeback": the base after an in-place write into its slice (weft/ir/inplace.h).
     case K::SliceScatter:
       return row(op, "scatter", {"self", "src"},

@@ -1,8 +1,10 @@
 // Activation functions: forward as a scalar function, derivative beside it. PyTorch's
 // conventions at kinks: relu'(0) = 0, leaky_relu'(0) = slope, hardtanh' = 0 at its bounds,
 // clamp' = 1 at its bounds; NaN propagates through every forward.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "kernels/dispatch.h"
 #include "kernels/elementwise.h"
@@ -224,6 +226,219 @@ Tensor clamp(const Tensor& x0, std::optional<double> min, std::optional<double> 
                               return Grads{pass_where(g[0], s[0], [min, max](auto v) {
                                 using T = decltype(v);
                                 return (!min || v >= T(*min)) && (!max || v <= T(*max));
+                              })};
+                            });
+  return out;
+}
+
+// ---- piecewise activations: PyTorch's derivative on each kink is the one written below ----
+
+Tensor hardswish(const Tensor& x) {
+  WEFT_TRACE_OP(Hardswish, (x), ir::Attributes(), hardswish(x));
+  Tensor out = kernels::map_floating(x, "hardswish", [](auto v) {
+    using T = decltype(v);
+    return v * std::min(std::max(v + T(3), T(0)), T(6)) / T(6);
+  });
+  // Below -3 PyTorch selects a zero (an infinite incoming gradient gives 0, not NaN).
+  autograd::record_function(
+      "HardswishBackward0", {x}, {out}, {x}, [](const Grads& g, const Saved& s) {
+        const Tensor kept = pass_where(g[0], s[0], [](auto v) { return !(v < decltype(v)(-3)); });
+        return Grads{kept * derivative(s[0], [](auto v) {
+                       using T = decltype(v);
+                       if (v < T(-3)) return T(0);
+                       return v <= T(3) ? v / T(3) + T(0.5) : T(1);
+                     })};
+      });
+  return out;
+}
+
+Tensor hardsigmoid(const Tensor& x) {
+  WEFT_TRACE_OP(Hardsigmoid, (x), ir::Attributes(), hardsigmoid(x));
+  Tensor out = kernels::map_floating(x, "hardsigmoid", [](auto v) {
+    using T = decltype(v);
+    return std::min(std::max(v + T(3), T(0)), T(6)) / T(6);
+  });
+  autograd::record_function("HardsigmoidBackward0", {x}, {out}, {x},
+                            [](const Grads& g, const Saved& s) {
+                              const Tensor inside = pass_where(g[0], s[0], [](auto v) {
+                                using T = decltype(v);
+                                return v > T(-3) && v < T(3);
+                              });
+                              // PyTorch multiplies by float(1/6) (`1.0f / 6.0f`) in every dtype,
+                              // float64 too.
+                              return Grads{inside * static_cast<double>(1.0f / 6.0f)};
+                            });
+  return out;
+}
+
+// torch.nn.functional.relu6 is hardtanh(x, 0, 6), its gradient 0 on both bounds.
+Tensor relu6(const Tensor& x) {
+  WEFT_TRACE_OP(Relu6, (x), ir::Attributes(), relu6(x));
+  Tensor out = kernels::map_floating(x, "relu6", [](auto v) {
+    using T = decltype(v);
+    return v != v ? v : std::min(std::max(v, T(0)), T(6));
+  });
+  autograd::record_function("HardtanhBackward0", {x}, {out}, {x},
+                            [](const Grads& g, const Saved& s) {
+                              return Grads{pass_where(g[0], s[0], [](auto v) {
+                                using T = decltype(v);
+                                return !(v <= T(0) || v >= T(6));
+                              })};
+                            });
+  return out;
+}
+
+Tensor mish(const Tensor& x) {
+  WEFT_TRACE_OP(Mish, (x), ir::Attributes(), mish(x));
+  Tensor out = kernels::map_floating(x, "mish",
+                                     [](auto v) { return v * std::tanh(std::log1p(std::exp(v))); });
+  autograd::record_function("MishBackward0", {x}, {out}, {x}, [](const Grads& g, const Saved& s) {
+    return Grads{g[0] * derivative(s[0], [](auto v) {
+                   using T = decltype(v);
+                   const T sig = T(1) / (T(1) + std::exp(-v));
+                   const T t = std::tanh(std::log1p(std::exp(v)));
+                   return t + v * sig * (T(1) - t * t);
+                 })};
+  });
+  return out;
+}
+
+namespace {
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+}  // namespace
+
+// scale * elu(x, alpha) with PyTorch's constants; the derivative at 0 is the left one.
+Tensor selu(const Tensor& x) {
+  WEFT_TRACE_OP(Selu, (x), ir::Attributes(), selu(x));
+  Tensor out = kernels::map_floating(x, "selu", [](auto v) {
+    using T = decltype(v);
+    return v > T(0) ? T(kSeluScale) * v : T(kSeluScale * kSeluAlpha) * std::expm1(v);
+  });
+  autograd::record_function("EluBackward0", {x}, {out}, {x}, [](const Grads& g, const Saved& s) {
+    return Grads{g[0] * derivative(s[0], [](auto v) {
+                   using T = decltype(v);
+                   return v > T(0) ? T(kSeluScale) : T(kSeluScale * kSeluAlpha) * std::exp(v);
+                 })};
+  });
+  return out;
+}
+
+Tensor celu(const Tensor& x, double alpha) {
+  WEFT_TRACE_OP(Celu, (x), ir::Attributes().set("alpha", alpha), celu(x, alpha));
+  if (alpha == 0.0) throw Error("ZeroDivisionError");
+  Tensor out = kernels::map_floating(x, "celu", [alpha](auto v) {
+    using T = decltype(v);
+    return v > T(0) ? v : T(alpha) * std::expm1(v / T(alpha));
+  });
+  autograd::record_function("EluBackward0", {x}, {out}, {x},
+                            [alpha](const Grads& g, const Saved& s) {
+                              return Grads{g[0] * derivative(s[0], [alpha](auto v) {
+                                             using T = decltype(v);
+                                             return v > T(0) ? T(1) : std::exp(v / T(alpha));
+                                           })};
+                            });
+  return out;
+}
+
+// torch.nn.functional.softsign is Python: x / (x.abs() + 1), differentiated through its parts.
+Tensor softsign(const Tensor& x) {
+  WEFT_TRACE_OP(Softsign, (x), ir::Attributes(), softsign(x));
+  Tensor out = kernels::map_floating(x, "softsign", [](auto v) {
+    using T = decltype(v);
+    return v / (std::abs(v) + T(1));
+  });
+  autograd::record_function("SoftsignBackward", {x}, {out}, {x},
+                            [](const Grads& g, const Saved& s) {
+                              return Grads{g[0] * derivative(s[0], [](auto v) {
+                                             using T = decltype(v);
+                                             const T d = std::abs(v) + T(1);
+                                             return T(1) / (d * d);
+                                           })};
+                            });
+  return out;
+}
+
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), finite for every finite x.
+Tensor logsigmoid(const Tensor& x) {
+  WEFT_TRACE_OP(Logsigmoid, (x), ir::Attributes(), logsigmoid(x));
+  Tensor out = kernels::map_floating(x, "log_sigmoid", [](auto v) {
+    using T = decltype(v);
+    return std::min(v, T(0)) - std::log1p(std::exp(-std::abs(v)));
+  });
+  autograd::record_function("LogSigmoidBackward0", {x}, {out}, {x},
+                            [](const Grads& g, const Saved& s) {
+                              return Grads{g[0] * derivative(s[0], [](auto v) {
+                                             using T = decltype(v);
+                                             return T(1) / (T(1) + std::exp(v));
+                                           })};
+                            });
+  return out;
+}
+
+// torch.nn.functional.tanhshrink is Python: x - x.tanh().
+Tensor tanhshrink(const Tensor& x) {
+  WEFT_TRACE_OP(Tanhshrink, (x), ir::Attributes(), tanhshrink(x));
+  Tensor out = kernels::map_floating(x, "tanhshrink", [](auto v) { return v - std::tanh(v); });
+  autograd::record_function("TanhshrinkBackward", {x}, {out}, {x},
+                            [](const Grads& g, const Saved& s) {
+                              return Grads{g[0] * derivative(s[0], [](auto v) {
+                                             const auto t = std::tanh(v);
+                                             return t * t;
+                                           })};
+                            });
+  return out;
+}
+
+// x where x > threshold, else value: a jump at the threshold unless value == threshold.
+Tensor threshold(const Tensor& x, double threshold, double value) {
+  WEFT_TRACE_OP(Threshold, (x), ir::Attributes().set("threshold", threshold).set("value", value),
+                weft::threshold(x, threshold, value));
+  Tensor out = kernels::map_floating(x, "threshold", [threshold, value](auto v) {
+    using T = decltype(v);
+    return v <= T(threshold) ? T(value) : v;
+  });
+  autograd::record_function("ThresholdBackward0", {x}, {out}, {x},
+                            [threshold](const Grads& g, const Saved& s) {
+                              return Grads{pass_where(g[0], s[0], [threshold](auto v) {
+                                using T = decltype(v);
+                                return !(v <= T(threshold));
+                              })};
+                            });
+  return out;
+}
+
+Tensor hardshrink(const Tensor& x, double lambd) {
+  WEFT_TRACE_OP(Hardshrink, (x), ir::Attributes().set("lambd", lambd), hardshrink(x, lambd));
+  Tensor out = kernels::map_floating(x, "hardshrink", [lambd](auto v) {
+    using T = decltype(v);
+    return v >= T(-lambd) && v <= T(lambd) ? T(0) : v;
+  });
+  autograd::record_function("HardshrinkBackward0", {x}, {out}, {x},
+                            [lambd](const Grads& g, const Saved& s) {
+                              return Grads{pass_where(g[0], s[0], [lambd](auto v) {
+                                using T = decltype(v);
+                                return !(v >= T(-lambd) && v <= T(lambd));
+                              })};
+                            });
+  return out;
+}
+
+Tensor softshrink(const Tensor& x, double lambd) {
+  WEFT_TRACE_OP(Softshrink, (x), ir::Attributes().set("lambd", lambd), softshrink(x, lambd));
+  if (lambd < 0) {
+    throw Error("lambda must be greater or equal to 0, but found to be " + std::to_string(lambd) +
+                ".");
+  }
+  Tensor out = kernels::map_floating(x, "softshrink", [lambd](auto v) {
+    using T = decltype(v);
+    return v > T(lambd) ? v - T(lambd) : (v < T(-lambd) ? v + T(lambd) : v * T(0));
+  });
+  autograd::record_function("SoftshrinkBackward0", {x}, {out}, {x},
+                            [lambd](const Grads& g, const Saved& s) {
+                              return Grads{pass_where(g[0], s[0], [lambd](auto v) {
+                                using T = decltype(v);
+                                return !(v >= T(-lambd) && v <= T(lambd));
                               })};
                             });
   return out;

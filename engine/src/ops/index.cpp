@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "index_map.h"
 #include "kernels/copy.h"
 #include "kernels/dispatch.h"
 #include "traced.h"
@@ -16,8 +17,6 @@
 namespace weft {
 
 namespace detail {
-Tensor scatter_linear(const Tensor& g, const Tensor& idx, const Tensor& weights, std::int64_t k,
-                      IntList in_shape);
 
 // out.flat[o] = Σ_k w[o*K+k] · x.flat[idx[o*K+k]] (entries with idx < 0 are skipped). Without
 // weights K must be 1 and entries with idx < 0 take `fill` (any dtype); with weights (float64,

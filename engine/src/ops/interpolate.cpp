@@ -6,19 +6,13 @@
 #include <cmath>
 #include <string>
 
+#include "index_map.h"
 #include "kernels/dispatch.h"
 #include "traced.h"
 #include "weft/error.h"
 #include "weft/ops.h"
 
 namespace weft {
-
-namespace detail {
-// Defined in index.cpp: out.flat[o] = Σ_k w[o*K+k] · x.flat[idx[o*K+k]], with a scatter-add
-// backward.
-Tensor take_linear(const char* name, const Tensor& x, const Tensor& idx, const Tensor& weights,
-                   std::int64_t k, IntList out_shape, double fill, const Tensor& grad_idx);
-}  // namespace detail
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "index_map.h"
 #include "kernels/copy.h"
 #include "traced.h"
 #include "weft/autograd.h"
@@ -12,13 +13,6 @@
 #include "weft/ops.h"
 
 namespace weft {
-
-namespace detail {
-// Defined in index.cpp: out.flat[o] = x.flat[idx[o]] (or `fill` where idx < 0), with a
-// scatter-add backward.
-Tensor take_linear(const char* name, const Tensor& x, const Tensor& idx, const Tensor& weights,
-                   std::int64_t k, IntList out_shape, double fill, const Tensor& grad_idx);
-}  // namespace detail
 
 namespace {
 

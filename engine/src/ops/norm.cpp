@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "index_map.h"
 #include "kernels/dispatch.h"
 #include "traced.h"
 #include "weft/autograd.h"
@@ -16,13 +17,6 @@
 #include "weft/parallel.h"
 
 namespace weft {
-
-namespace detail {
-// Defined in index.cpp: out.flat[o] = x.flat[idx[o]] (or `fill` where idx < 0), with a
-// scatter-add backward through `grad_idx`.
-Tensor take_linear(const char* name, const Tensor& x, const Tensor& idx, const Tensor& weights,
-                   std::int64_t k, IntList out_shape, double fill, const Tensor& grad_idx);
-}  // namespace detail
 
 namespace {
 

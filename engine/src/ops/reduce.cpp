@@ -17,6 +17,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/reduce.h"
+#include "kernels/wrapping.h"
 #include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
@@ -76,17 +77,6 @@ void sum_segments(const T* in, AccT* out, std::int64_t outer, std::int64_t inner
   });
 }
 
-// Two's complement wrap-around for integer products (LibTorch's results), plain for floats.
-template <typename T>
-T mul_wrap(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    return a * b;
-  }
-}
-
 // out[o, i] = prod_k in[o, k, i].
 template <typename T>
 void prod_kernel(const T* in, T* out, const kernels::DimLayout& l) {
@@ -101,7 +91,7 @@ void prod_kernel(const T* in, T* out, const kernels::DimLayout& l) {
                            : Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(src, size).prod();
         } else {
           T acc = T(1);
-          for (std::int64_t k = 0; k < size; ++k) acc = mul_wrap(acc, src[k]);
+          for (std::int64_t k = 0; k < size; ++k) acc = kernels::wrapping_mul(acc, src[k]);
           *dst = acc;
         }
         continue;
@@ -109,7 +99,7 @@ void prod_kernel(const T* in, T* out, const kernels::DimLayout& l) {
       for (std::int64_t i = 0; i < inner; ++i) dst[i] = T(1);
       for (std::int64_t k = 0; k < size; ++k) {
         const T* row = src + k * inner;
-        for (std::int64_t i = 0; i < inner; ++i) dst[i] = mul_wrap(dst[i], row[i]);
+        for (std::int64_t i = 0; i < inner; ++i) dst[i] = kernels::wrapping_mul(dst[i], row[i]);
       }
     }
   });

@@ -2,10 +2,13 @@
 // derivative written with engine ops next to it. Integer inputs of real-valued functions
 // become float32 (PyTorch's int-to-float promotion); rounding ops have zero gradient.
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include "kernels/elementwise.h"
 #include "traced.h"
 #include "weft/autograd.h"
+#include "weft/error.h"
 #include "weft/ops.h"
 
 namespace weft {
@@ -56,7 +59,39 @@ Tensor step_function(const Tensor& x, const char* name, const char* node, F f) {
 }
 
 constexpr double kLn2 = 0.69314718055994530942;
+constexpr double kLn10 = 2.30258509299404568402;
 constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+constexpr double kHalfSqrtPi = 0.88622692545275801365;
+
+// The inverse error function in double: Giles' approximation ("Approximating the erfinv
+// function", 2010) refined by two Newton steps on erf, which leaves it within an ulp or two.
+double erfinv_double(double y) {
+  if (std::isnan(y) || y < -1.0 || y > 1.0) return std::numeric_limits<double>::quiet_NaN();
+  if (y == 1.0) return std::numeric_limits<double>::infinity();
+  if (y == -1.0) return -std::numeric_limits<double>::infinity();
+  double w = -std::log((1.0 - y) * (1.0 + y));
+  double p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941}) {
+      p = c + p * w;
+    }
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                     0.00943887047, 1.00167406, 2.83297682}) {
+      p = c + p * w;
+    }
+  }
+  double x = p * y;
+  for (int step = 0; step < 2; ++step) {
+    x -= (std::erf(x) - y) / (kTwoOverSqrtPi * std::exp(-x * x));
+  }
+  return x;
+}
 }  // namespace
 
 Tensor neg(const Tensor& x) {
@@ -232,6 +267,104 @@ Tensor sign(const Tensor& x) {
     using T = decltype(v);
     return std::isnan(v) ? v : T((T(0) < v) - (v < T(0)));
   });
+}
+
+Tensor trunc(const Tensor& x) {
+  WEFT_TRACE_OP(Trunc, (x), ir::Attributes(), trunc(x));
+  return step_function(x, "trunc", "TruncBackward0", [](auto v) { return std::trunc(v); });
+}
+
+// x - trunc(x): a jump at every integer, and the identity's gradient between them.
+Tensor frac(const Tensor& x) {
+  WEFT_TRACE_OP(Frac, (x), ir::Attributes(), frac(x));
+  if (!x.is_floating_point()) {
+    throw Error(std::string("\"frac_cpu\" not implemented for '") + dtype_name(x.dtype()) + "'");
+  }
+  Tensor out = kernels::map_floating(x, "frac", [](auto v) { return v - std::trunc(v); });
+  autograd::record_function("FracBackward0", {x}, {out}, {},
+                            [](const Grads& g, const Saved&) { return Grads{g[0]}; });
+  return out;
+}
+
+Tensor log1p(const Tensor& x) {
+  WEFT_TRACE_OP(Log1p, (x), ir::Attributes(), log1p(x));
+  return real_function(
+      x, "log1p", "Log1PBackward0", [](auto v) { return std::log1p(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x + 1.0); });
+}
+
+Tensor expm1(const Tensor& x) {
+  WEFT_TRACE_OP(Expm1, (x), ir::Attributes(), expm1(x));
+  return real_function<Saves::Result>(
+      x, "expm1", "Expm1Backward0", [](auto v) { return std::expm1(v); },
+      [](const Tensor& g, const Tensor&, const Tensor& out) { return g * (out + 1.0); });
+}
+
+Tensor log10(const Tensor& x) {
+  WEFT_TRACE_OP(Log10, (x), ir::Attributes(), log10(x));
+  return real_function(
+      x, "log10", "Log10Backward0", [](auto v) { return std::log10(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (x * kLn10); });
+}
+
+Tensor exp2(const Tensor& x) {
+  WEFT_TRACE_OP(Exp2, (x), ir::Attributes(), exp2(x));
+  return real_function<Saves::Result>(
+      x, "exp2", "Exp2Backward0", [](auto v) { return std::exp2(v); },
+      [](const Tensor& g, const Tensor&, const Tensor& out) { return g * (out * kLn2); });
+}
+
+Tensor asinh(const Tensor& x) {
+  WEFT_TRACE_OP(Asinh, (x), ir::Attributes(), asinh(x));
+  return real_function(
+      x, "asinh", "AsinhBackward0", [](auto v) { return std::asinh(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g * rsqrt(x * x + 1.0); });
+}
+
+Tensor acosh(const Tensor& x) {
+  WEFT_TRACE_OP(Acosh, (x), ir::Attributes(), acosh(x));
+  return real_function(
+      x, "acosh", "AcoshBackward0", [](auto v) { return std::acosh(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g * rsqrt(x * x - 1.0); });
+}
+
+Tensor atanh(const Tensor& x) {
+  WEFT_TRACE_OP(Atanh, (x), ir::Attributes(), atanh(x));
+  return real_function(
+      x, "atanh", "AtanhBackward0", [](auto v) { return std::atanh(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g / (1.0 - x * x); });
+}
+
+Tensor erfinv(const Tensor& x) {
+  WEFT_TRACE_OP(Erfinv, (x), ir::Attributes(), erfinv(x));
+  return real_function<Saves::Result>(
+      x, "erfinv", "ErfinvBackward0",
+      [](auto v) { return static_cast<decltype(v)>(erfinv_double(static_cast<double>(v))); },
+      [](const Tensor& g, const Tensor&, const Tensor& out) {
+        return g * exp(out * out) * kHalfSqrtPi;
+      });
+}
+
+namespace {
+// A bool test of each element; integers and bools are never NaN or infinite.
+template <typename P>
+Tensor classify(const Tensor& x, const char* name, P test) {
+  if (!x.is_floating_point()) return zeros(x.sizes(), dtype(Dtype::Bool));
+  return kernels::dispatch_floating(x.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return kernels::map_unary<bool, T>(x, Dtype::Bool, [test](T v) { return test(v); });
+  });
+}
+}  // namespace
+
+Tensor isnan(const Tensor& x) {
+  WEFT_TRACE_OP(Isnan, (x), ir::Attributes(), isnan(x));
+  return classify(x, "isnan", [](auto v) { return std::isnan(v); });
+}
+
+Tensor isinf(const Tensor& x) {
+  WEFT_TRACE_OP(Isinf, (x), ir::Attributes(), isinf(x));
+  return classify(x, "isinf", [](auto v) { return std::isinf(v); });
 }
 
 }  // namespace weft

@@ -111,6 +111,12 @@ std::vector<Dtype> pow_dtypes(const std::vector<Dtype>& in, const ir::Attributes
   return {promoted == Dtype::Bool ? Dtype::Int64 : promoted};
 }
 
+// atan2 promotes integers to float32.
+std::vector<Dtype> floating_promoted(const std::vector<Dtype>& in, const ir::Attributes&) {
+  const Dtype promoted = promote_types(in.at(0), in.at(1));
+  return {is_floating(promoted) ? promoted : Dtype::Float32};
+}
+
 // The values' promotion; the condition does not take part.
 std::vector<Dtype> where_dtypes(const std::vector<Dtype>& in, const ir::Attributes&) {
   return {promote_types(in.at(1), in.at(2))};
@@ -151,6 +157,15 @@ OpSpec binary_spec(ir::OpKind op) {
     case K::Pow:
       // Floating only: integers to negative integer powers throw.
       return two_inputs(op, kFloat, pow_dtypes, ValueHint::Bounded);
+    case K::Atan2:
+      return two_inputs(op, kNumber, floating_promoted);
+    case K::Hypot:
+    case K::Logaddexp:
+      return two_inputs(op, kFloat, dtypes::promoted);
+    case K::Fmod:
+    case K::Remainder:
+      // Floating only, as div: an integer divisor of zero throws in both frameworks.
+      return two_inputs(op, kFloat, dtypes::promoted, ValueHint::NonZero);
     case K::Eq:
     case K::Ne:
     case K::Lt:

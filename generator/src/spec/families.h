@@ -11,12 +11,13 @@ namespace weft::gen {
 
 OpSpec unary_spec(ir::OpKind op);        // unary.cpp: unary math and activations
 OpSpec binary_spec(ir::OpKind op);       // binary.cpp: arithmetic, comparison, logic, where
-OpSpec reduce_spec(ir::OpKind op);       // reduce.cpp: reductions, softmax, log_softmax
+OpSpec reduce_spec(ir::OpKind op);       // reduce.cpp: reductions, scans, softmaxes
 OpSpec matmul_spec(ir::OpKind op);       // matmul.cpp: matmul, mm, bmm, linear, addmm
 OpSpec conv_spec(ir::OpKind op);         // conv.cpp: conv1d, conv2d
 OpSpec pool_spec(ir::OpKind op);         // pool.cpp: max/avg pooling, adaptive pooling
 OpSpec norm_spec(ir::OpKind op);         // norm.cpp: batch_norm, layer_norm, dropout, embedding
 OpSpec shape_spec(ir::OpKind op);        // shape.cpp: views and shape changes
+OpSpec reorder_spec(ir::OpKind op);      // reorder.cpp: flip, roll, repeat, diagonal
 OpSpec join_spec(ir::OpKind op);         // join.cpp: cat, stack, split, chunk, pad, tril, triu
 OpSpec index_spec(ir::OpKind op);        // index.cpp: gather, index_select
 OpSpec interpolate_spec(ir::OpKind op);  // interpolate.cpp

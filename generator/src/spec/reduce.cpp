@@ -1,6 +1,6 @@
-// Reductions over a list of dims (sum, mean, var, std, logsumexp), over one optional dim
-// (prod, argmax, argmin), over one required dim with values and indices (max, min), and the
-// softmaxes, which keep the shape.
+// Reductions over a list of dims (sum, mean, var, std, logsumexp, amax, amin), over one optional
+// dim (prod, argmax, argmin, any, all), over one required dim with values and indices (max, min),
+// and the scans (cumsum, cumprod) and softmaxes, which keep the shape.
 #include <algorithm>
 
 #include "spec/builder.h"
@@ -119,6 +119,25 @@ void values_indices_rule(B& b) {
   b.output(out);
 }
 
+// amax, amin: a list of distinct dims (empty: all), each of non-zero size (an empty dim has
+// no extreme: "Expected reduction dim to have non-zero size").
+template <class B>
+void extreme_dims_rule(B& b) {
+  const Dims<B> x = b.data(0);
+  const int rank = b.rank(0);
+  const auto dims = wrapped(b.attr_dims("dim", rank, 0), rank);
+  const bool keepdim = b.attr_bool("keepdim");
+  for (std::int64_t d : dims) b.require(x[static_cast<std::size_t>(d)] >= b.lit(1));
+  b.output(reduced(b, x, dims, keepdim));
+}
+
+// cumsum, cumprod: one dim, the input's shape.
+template <class B>
+void scan_rule(B& b) {
+  b.attr_dim("dim", b.rank(0));
+  b.output(b.data(0));
+}
+
 template <class B>
 void softmax_rule(B& b) {
   b.attr_dim("dim", b.rank(0));
@@ -176,6 +195,21 @@ OpSpec reduce_spec(ir::OpKind op) {
     case K::Max:
     case K::Min:
       return one_input(op, kAnyDtype, values_indices_dtypes, WEFT_RULE(values_indices_rule));
+    case K::Amax:
+    case K::Amin:
+      return one_input(op, kFloat | kInt, dtypes::same, WEFT_RULE(extreme_dims_rule));
+    case K::Any:
+    case K::All:
+      // An empty line is any = False, all = True: no size is refused.
+      return one_input(op, kAnyDtype, dtypes::boolean, &optional_dim_rule<Sampler, false>,
+                       &optional_dim_rule<Encoder, false>);
+    case K::Cumsum:
+      return one_input(op, kAnyDtype, sum_dtypes, WEFT_RULE(scan_rule));
+    case K::Cumprod: {
+      OpSpec s = one_input(op, kAnyDtype, sum_dtypes, WEFT_RULE(scan_rule));
+      s.hint = ValueHint::Bounded;  // running products of large values overflow
+      return s;
+    }
     case K::Softmax:
     case K::LogSoftmax:
       return one_input(op, kFloat, dtypes::same, WEFT_RULE(softmax_rule));

@@ -43,6 +43,30 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Softplus:
     case K::Hardtanh:
     case K::Clamp:
+    case K::Trunc:
+    case K::Frac:
+    case K::Log1p:
+    case K::Expm1:
+    case K::Log10:
+    case K::Exp2:
+    case K::Asinh:
+    case K::Acosh:
+    case K::Atanh:
+    case K::Erfinv:
+    case K::Isnan:
+    case K::Isinf:
+    case K::Hardswish:
+    case K::Hardsigmoid:
+    case K::Relu6:
+    case K::Mish:
+    case K::Selu:
+    case K::Celu:
+    case K::Softsign:
+    case K::Logsigmoid:
+    case K::Tanhshrink:
+    case K::Threshold:
+    case K::Hardshrink:
+    case K::Softshrink:
       return unary_spec(op);
     case K::Add:
     case K::Sub:
@@ -51,6 +75,11 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Pow:
     case K::Maximum:
     case K::Minimum:
+    case K::Atan2:
+    case K::Hypot:
+    case K::Logaddexp:
+    case K::Fmod:
+    case K::Remainder:
     case K::Eq:
     case K::Ne:
     case K::Lt:
@@ -73,6 +102,12 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Var:
     case K::Std:
     case K::Logsumexp:
+    case K::Amax:
+    case K::Amin:
+    case K::Any:
+    case K::All:
+    case K::Cumsum:
+    case K::Cumprod:
     case K::Softmax:
     case K::LogSoftmax:
       return reduce_spec(op);
@@ -108,6 +143,11 @@ OpSpec make_spec(ir::OpKind op) {
     case K::SliceScatter:
     case K::SelectScatter:
       return shape_spec(op);
+    case K::Flip:
+    case K::Roll:
+    case K::Repeat:
+    case K::Diagonal:
+      return reorder_spec(op);
     case K::Cat:
     case K::Stack:
     case K::Split:

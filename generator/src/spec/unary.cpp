@@ -42,6 +42,22 @@ void hardtanh_rule(B& b) {
   elementwise_rule(b);
 }
 template <class B>
+void celu_rule(B& b) {
+  b.attr_float("alpha", 0.1, 2.0);
+  elementwise_rule(b);
+}
+template <class B>
+void threshold_rule(B& b) {
+  b.attr_float("threshold", -1.5, 1.5);
+  b.attr_float("value", -2.0, 2.0);
+  elementwise_rule(b);
+}
+template <class B>
+void lambd_rule(B& b) {
+  b.attr_float("lambd", 0.0, 1.5);
+  elementwise_rule(b);
+}
+template <class B>
 void clamp_rule(B& b) {
   // Either bound may be absent (None), never both.
   const std::int64_t which = b.choose("clamp.bounds", 0, 2);  // 0: min, 1: max, 2: both
@@ -79,6 +95,15 @@ OpSpec unary_spec(ir::OpKind op) {
     case K::Round:
     case K::Sign:
       return one_input(op, kNumber, dtypes::same);
+    case K::Trunc:
+      return one_input(op, kNumber, dtypes::same);
+    case K::Frac:
+      return one_input(op, kFloat, dtypes::same);
+    case K::Isnan:
+    case K::Isinf:
+      return one_input(op, kNumber, dtypes::boolean);
+    case K::Expm1:
+    case K::Exp2:
     case K::Exp:
     case K::Sinh:
     case K::Cosh:
@@ -86,6 +111,9 @@ OpSpec unary_spec(ir::OpKind op) {
       return one_input(op, kNumber, dtypes::floating, ValueHint::Bounded);
     case K::Log:
     case K::Log2:
+    case K::Log10:
+    case K::Log1p:
+    case K::Acosh:
     case K::Rsqrt:
       return one_input(op, kNumber, dtypes::floating, ValueHint::Positive);
     case K::Sqrt:
@@ -94,17 +122,38 @@ OpSpec unary_spec(ir::OpKind op) {
       return one_input(op, kNumber, dtypes::floating, ValueHint::NonZero);
     case K::Asin:
     case K::Acos:
+    case K::Atanh:
+    case K::Erfinv:
       return one_input(op, kNumber, dtypes::floating, ValueHint::UnitInterval);
     case K::Sin:
     case K::Cos:
     case K::Atan:
     case K::Tanh:
     case K::Erf:
+    case K::Asinh:
     case K::Sigmoid:
       return one_input(op, kNumber, dtypes::floating);
     case K::Relu:
     case K::Silu:
+    case K::Hardswish:
+    case K::Hardsigmoid:
+    case K::Relu6:
+    case K::Mish:
+    case K::Selu:
+    case K::Softsign:
+    case K::Logsigmoid:
+    case K::Tanhshrink:
       return one_input(op, kFloat, dtypes::same);
+    case K::Celu:
+      return with_rule<&celu_rule<Sampler>, &celu_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
+    case K::Threshold:
+      return with_rule<&threshold_rule<Sampler>, &threshold_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
+    case K::Hardshrink:
+    case K::Softshrink:
+      return with_rule<&lambd_rule<Sampler>, &lambd_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
     case K::LeakyRelu:
       return with_rule<&leaky_relu_rule<Sampler>, &leaky_relu_rule<Encoder>>(
           one_input(op, kFloat, dtypes::same));

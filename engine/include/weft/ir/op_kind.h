@@ -33,6 +33,18 @@
   X(Ceil, "ceil")                                                          \
   X(Round, "round")                                                        \
   X(Sign, "sign")                                                          \
+  X(Trunc, "trunc")                                                        \
+  X(Frac, "frac")                                                          \
+  X(Log1p, "log1p")                                                        \
+  X(Expm1, "expm1")                                                        \
+  X(Log10, "log10")                                                        \
+  X(Exp2, "exp2")                                                          \
+  X(Asinh, "asinh")                                                        \
+  X(Acosh, "acosh")                                                        \
+  X(Atanh, "atanh")                                                        \
+  X(Erfinv, "erfinv")                                                      \
+  X(Isnan, "isnan")                                                        \
+  X(Isinf, "isinf")                                                        \
   /* activations: ops/activation.cpp */                                    \
   X(Sigmoid, "sigmoid")                                                    \
   X(Relu, "relu")                                                          \
@@ -43,6 +55,18 @@
   X(Softplus, "softplus")                                                  \
   X(Hardtanh, "hardtanh")                                                  \
   X(Clamp, "clamp")                                                        \
+  X(Hardswish, "hardswish")                                                \
+  X(Hardsigmoid, "hardsigmoid")                                            \
+  X(Relu6, "relu6")                                                        \
+  X(Mish, "mish")                                                          \
+  X(Selu, "selu")                                                          \
+  X(Celu, "celu")                                                          \
+  X(Softsign, "softsign")                                                  \
+  X(Logsigmoid, "logsigmoid")                                              \
+  X(Tanhshrink, "tanhshrink")                                              \
+  X(Threshold, "threshold")                                                \
+  X(Hardshrink, "hardshrink")                                              \
+  X(Softshrink, "softshrink")                                              \
   /* binary arithmetic: ops/binary.cpp */                                  \
   X(Add, "add")                                                            \
   X(Sub, "sub")                                                            \
@@ -51,6 +75,12 @@
   X(Pow, "pow")                                                            \
   X(Maximum, "maximum")                                                    \
   X(Minimum, "minimum")                                                    \
+  /* two-argument math: ops/binary_math.cpp */                             \
+  X(Atan2, "atan2")                                                        \
+  X(Hypot, "hypot")                                                        \
+  X(Logaddexp, "logaddexp")                                                \
+  X(Fmod, "fmod")                                                          \
+  X(Remainder, "remainder")                                                \
   /* Python scalars as operands: ops/scalar.cpp */                         \
   X(AddScalar, "add_scalar")                                               \
   X(SubScalar, "sub_scalar")                                               \
@@ -82,6 +112,14 @@
   X(Var, "var")                                                            \
   X(Std, "std")                                                            \
   X(Logsumexp, "logsumexp")                                                \
+  /* reductions without indices: ops/reduce_any.cpp */                     \
+  X(Amax, "amax")                                                          \
+  X(Amin, "amin")                                                          \
+  X(Any, "any")                                                            \
+  X(All, "all")                                                            \
+  /* scans: ops/scan.cpp */                                                \
+  X(Cumsum, "cumsum")                                                      \
+  X(Cumprod, "cumprod")                                                    \
   /* softmax: ops/softmax.cpp */                                           \
   X(Softmax, "softmax")                                                    \
   X(LogSoftmax, "log_softmax")                                             \
@@ -115,6 +153,11 @@
   X(Expand, "expand")                                                      \
   X(Slice, "slice")                                                        \
   X(Select, "select")                                                      \
+  /* reordering: ops/reorder.cpp */                                        \
+  X(Flip, "flip")                                                          \
+  X(Roll, "roll")                                                          \
+  X(Repeat, "repeat")                                                      \
+  X(Diagonal, "diagonal")                                                  \
   /* writes through views, functionalized: ops/scatter.cpp */              \
   X(SliceScatter, "slice_scatter")                                         \
   X(SelectScatter, "select_scatter")                                       \
