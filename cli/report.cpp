@@ -35,6 +35,7 @@
 #include "weft/error.h"
 #include "weft/io/atomic_file.h"
 #include "weft/ir/graph_dot.h"
+#include "weft/ir/op_kind.h"
 
 extern char** environ;
 
@@ -329,6 +330,64 @@ std::vector<std::pair<std::string, double>> op_counts(const CampaignData& data) 
   std::stable_sort(counts.begin(), counts.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   return counts;
+}
+
+// The ops the campaign draws from (campaign.json's options: ops, else the whole vocabulary,
+// less exclude) that no generated node used: ops the campaign cannot find bugs in.
+std::vector<std::string> drawable_ops(const CampaignData& data) {
+  const auto strings = [&](const char* key) {
+    std::vector<std::string> names;
+    const json* options = data.document.contains("options") ? &data.document["options"] : nullptr;
+    if (options == nullptr || !options->contains(key) || !(*options)[key].is_array()) return names;
+    for (const json& name : (*options)[key]) {
+      if (name.is_string()) names.push_back(name.get<std::string>());
+    }
+    return names;
+  };
+  std::vector<std::string> drawn = strings("ops");
+  if (drawn.empty()) {
+    for (ir::OpKind op : ir::kAllOps) drawn.emplace_back(ir::op_name(op));
+  }
+  const std::vector<std::string> excluded = strings("exclude");
+  std::vector<std::string> kept;
+  for (const std::string& name : drawn) {
+    if (std::find(excluded.begin(), excluded.end(), name) == excluded.end()) kept.push_back(name);
+  }
+  return kept;
+}
+
+std::vector<std::string> ops_never_generated(
+    const CampaignData& data, const std::vector<std::pair<std::string, double>>& ops) {
+  std::vector<std::string> never;
+  for (const std::string& name : drawable_ops(data)) {
+    const bool seen =
+        std::any_of(ops.begin(), ops.end(), [&](const auto& count) { return count.first == name; });
+    if (!seen) never.push_back(name);
+  }
+  return never;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// Nodes per op (stats.jsonl "ops"), most frequent first, and the ops never generated.
+std::string ops_table_markdown(const CampaignData& data) {
+  const auto ops = op_counts(data);
+  if (ops.empty()) return "none recorded\n";
+  double nodes = 0;
+  for (const auto& [op, count] : ops) nodes += count;
+  std::string text = "| op | nodes | share |\n|---|---:|---:|\n";
+  for (const auto& [op, count] : ops) {
+    text += fmt::format("| {} | {} | {:.2f} % |\n", md_escape(op), number_text(count),
+                        100.0 * count / nodes);
+  }
+  const std::vector<std::string> never = ops_never_generated(data, ops);
+  text += fmt::format("\n{} of the {} ops the campaign draws from generated",
+                      drawable_ops(data).size() - never.size(), drawable_ops(data).size());
+  return text + (never.empty() ? ".\n" : "; never: " + md_escape(joined(never)) + ".\n");
 }
 
 // Cases per program form (stats.jsonl "forms"), most frequent first, with their share of the
@@ -824,6 +883,10 @@ std::string render_html(const CampaignData& data) {
   auto ops = op_counts(data);
   constexpr std::size_t kShownOps = 20;
   html += "<h2>Op frequency</h2>\n";
+  const std::vector<std::string> never = ops_never_generated(data, ops);
+  if (!ops.empty() && !never.empty()) {
+    html += "<p class=\"muted\">never generated: " + html_escape(joined(never)) + "</p>\n";
+  }
   if (ops.size() <= kShownOps + 5) {
     html += bar_chart(ops, op_color) + "\n";
   } else {
@@ -941,6 +1004,7 @@ std::string render_markdown(const CampaignData& data) {
     }
   }
   md += shards_table(data.shards, true);
+  md += "\n## Op frequency\n\n" + ops_table_markdown(data);
   md += "\n## Program forms\n\n" + forms_table(data, cases, true);
   md += "\n## Bug buckets\n\n";
   if (data.buckets.empty()) {

@@ -104,6 +104,11 @@ grep -q "^| bucket | symptom | backend | op | count | first case | first found |
   { cat "$md"; fail "report.md has no bucket table"; }
 grep -q "^| \`$shared_bucket\` | wrong-output | torchscript-ofi | conv2d | 4 |" "$md" ||
   { cat "$md"; fail "report.md lacks the bucket row"; }
+# The op-frequency table: nodes per op, most frequent first, then the ops never generated.
+grep -q "^| op | nodes | share |" "$md" || { cat "$md"; fail "report.md has no op table"; }
+grep -q "^| tanh | " "$md" || { cat "$md"; fail "report.md's op table lacks tanh"; }
+grep -q "^3 of the [0-9]* ops the campaign draws from generated; never: .*cumsum" "$md" ||
+  { cat "$md"; fail "report.md does not name the ops never generated"; }
 "$weft" report "$a" --format md -o "$work/custom.md" > /dev/null 2>&1 || fail "report -o"
 [ -s "$work/custom.md" ] || fail "report -o wrote nothing"
 
