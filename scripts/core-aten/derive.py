@@ -11,6 +11,9 @@ python); writes scripts/core-aten/coverage.json, which `weft ops --coverage` emb
    programs run on them, reached forward or only by a gradient; and again without the
    decompositions, so that a core op that the table decomposes further (reflection_pad3d) but
    whose kernel eager and TorchScript run counts as reached.
+
+With --ops=a,b only those IR ops are traced (after adding them), and the reach of every other
+IR op is kept from the coverage.json that is there.
 """
 import importlib.util
 import json
@@ -83,15 +86,42 @@ def traced_targets(script):
     return forward, core_targets(forward_and_backward, inputs)
 
 
+def previous_reach(path, retraced):
+    """coverage.json's reach without the IR ops in `retraced` (which are traced again)."""
+    with open(path) as f:
+        old = json.load(f)
+    reached, in_gradients = {}, {}
+    for name, ops in old.get("forward", {}).items():
+        reached[name] = set(ops) - retraced
+        in_gradients[name] = set(ops) - retraced
+    for name, ops in old.get("gradient", {}).items():
+        in_gradients.setdefault(name, set()).update(set(ops) - retraced)
+    failures = {op: why for op, why in old.get("untraced", {}).items() if op not in retraced}
+    return reached, in_gradients, failures
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    weft = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "../../build/default/cli/weft")
+    args = [a for a in sys.argv[1:] if not a.startswith("--ops=")]
+    only = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--ops=")]
+    weft = args[0] if args else os.path.join(here, "../../build/default/cli/weft")
     core = core_ops()
     reached = {}  # core op name -> IR ops whose forward has it
     in_gradients = {}  # core op name -> IR ops whose gradient alone has it
     failures = {}
+    traced = ir_ops(weft)
+    if only:
+        # --ops=a,b: trace those IR ops (new ones) and keep coverage.json's reach of the others.
+        retraced = set(",".join(only).split(","))
+        unknown = retraced - set(traced)
+        if unknown:
+            sys.exit("derive.py: --ops names IR ops that weft does not know: %s" %
+                     ", ".join(sorted(unknown)))
+        reached, in_gradients, failures = previous_reach(os.path.join(here, "coverage.json"),
+                                                         retraced)
+        traced = [op for op in traced if op in retraced]
     with tempfile.TemporaryDirectory() as work:
-        for op in ir_ops(weft):
+        for op in traced:
             for seed in SEEDS:
                 out = os.path.join(work, "%s-%d" % (op, seed))
                 made = subprocess.run([weft, "gen", "--ops", op, "--nodes", "1", "--seed",
@@ -117,7 +147,7 @@ def main():
         "pytorch": torch.__version__.split("+")[0],
         "core": core,
         "ir_ops": ir_ops(weft),
-        "forward": {name: sorted(ops) for name, ops in sorted(reached.items())},
+        "forward": {name: sorted(ops) for name, ops in sorted(reached.items()) if ops},
         # Reached only by the gradient of these IR ops (an op reached forward is not repeated).
         "gradient": {name: sorted(ops - reached.get(name, set()))
                      for name, ops in sorted(in_gradients.items())
