@@ -89,6 +89,8 @@ bool passes_elements(OpKind op, std::size_t slot) {
       return true;
     case OpKind::Where:
       return slot >= 1;
+    case OpKind::MaskedFill:
+      return slot == 0;
     case OpKind::Gather:
     case OpKind::IndexSelect:
       return slot == 0;
@@ -105,7 +107,10 @@ std::optional<std::int64_t> index_bound(const ir::Graph& graph, const ir::Node& 
     const ir::Shape& weight = graph.type(node.inputs[1]).shape;
     return weight.empty() ? 1 : weight[0];
   }
-  if ((node.op == OpKind::Gather || node.op == OpKind::IndexSelect) && slot == 1) {
+  const bool indexes_self = node.op == OpKind::Gather || node.op == OpKind::IndexSelect ||
+                            node.op == OpKind::ScatterAdd || node.op == OpKind::ScatterReduce ||
+                            node.op == OpKind::IndexAdd;
+  if (indexes_self && slot == 1) {
     const ir::Shape& x = graph.type(node.inputs[0]).shape;
     if (x.empty()) return 1;  // a scalar indexes like a one-element dim
     const auto rank = static_cast<std::int64_t>(x.size());
@@ -715,6 +720,10 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::LogicalXor:
     case OpKind::LogicalNot:
     case OpKind::Where:
+    case OpKind::MaskedFill:
+    case OpKind::ScatterAdd:
+    case OpKind::ScatterReduce:
+    case OpKind::IndexAdd:
     case OpKind::Sum:
     case OpKind::Mean:
     case OpKind::Prod:
@@ -746,6 +755,8 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::AvgPool2d:
     case OpKind::AdaptiveAvgPool2d:
     case OpKind::LayerNorm:
+    case OpKind::GroupNorm:
+    case OpKind::InstanceNorm:
     case OpKind::Dropout:
     case OpKind::Embedding:
     case OpKind::Reshape:

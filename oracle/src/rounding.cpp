@@ -7,6 +7,7 @@
 #include <exception>
 #include <limits>
 #include <set>
+#include <string>
 
 #include "weft/autograd/hooks.h"
 #include "weft/ops.h"
@@ -111,6 +112,10 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::AdaptiveAvgPool2d:
     case ir::OpKind::BatchNorm:
     case ir::OpKind::LayerNorm:
+    case ir::OpKind::GroupNorm:
+    case ir::OpKind::InstanceNorm:
+    case ir::OpKind::ScatterAdd:
+    case ir::OpKind::IndexAdd:
     case ir::OpKind::Interpolate:
     case ir::OpKind::Tanhshrink:  // a difference that cancels: decomposed below
       return true;
@@ -181,10 +186,24 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Triu:
     case ir::OpKind::Gather:
     case ir::OpKind::IndexSelect:
+    case ir::OpKind::MaskedFill:
       return true;
     default:
       return false;
   }
+}
+
+// scatter_reduce takes the max or min of its terms (amax, amin: exact, as amax is) or
+// accumulates them (sum, prod, mean).
+bool exact(const ir::Node& node) {
+  if (node.op == ir::OpKind::ScatterReduce) {
+    const std::string reduce = node.attrs.get_string("reduce", "sum");
+    return reduce == "amax" || reduce == "amin";
+  }
+  return exact(node.op);
+}
+bool accumulates(const ir::Node& node) {
+  return node.op == ir::OpKind::ScatterReduce ? !exact(node) : accumulates(node.op);
 }
 
 // t * (1 + unit * u), u uniform in [-1, 1] per element; differentiable in t.
@@ -217,8 +236,41 @@ Tensor rounded_saved_result(const Tensor& result, double unit, Generator& gen) {
              mul(constant(rest), result.detach()));
 }
 
-// var, std and layer_norm subtract a mean that float32 rounds once per slice: an error common
-// to every deviation, which breaks their summing to zero (the gradient of the variance of a
+// (x - mean) / sqrt(var + eps) over `dims`, each step rounded: layer_norm's, group_norm's and
+// instance_norm's normalization, whose derivative keeps its mean terms.
+Tensor normalized_rounded(const Tensor& x, const std::vector<std::int64_t>& dims, double epsilon,
+                          double unit, Generator& gen) {
+  const Tensor m = perturb(mean(x, dims, true), unit, gen);
+  const auto count = static_cast<double>(x.numel()) / static_cast<double>(m.numel());
+  const Tensor d = perturb(sub(x, m), unit, gen);
+  const Tensor squares = perturb(mul(d, d), unit, gen);
+  const Tensor v = perturb(sum(squares, dims, true) / count, unit, gen);
+  return perturb(d / perturb(sqrt(v + epsilon), unit, gen), unit, gen);
+}
+
+// group_norm and instance_norm (groups == C): (N, C, *) normalized per group, rounded as
+// above, then the per-channel affine map. Undefined where the shapes do not fit.
+Tensor group_normalized_rounded(const ir::Node& node, const std::vector<Tensor>& in, double unit,
+                                Generator& gen) {
+  const Tensor& x = in[0];
+  if (x.dim() < 2) return {};
+  const std::int64_t n = x.size(0), channels = x.size(1);
+  const std::int64_t groups =
+      node.op == ir::OpKind::GroupNorm ? node.attrs.get_int("num_groups") : channels;
+  if (groups <= 0 || channels % groups != 0) return {};
+  const std::int64_t per_group = x.numel() / std::max<std::int64_t>(n * groups, 1);
+  const Tensor grouped = reshape(x, {n, groups, per_group});
+  Tensor y = reshape(normalized_rounded(grouped, {2}, node.attrs.get_float("eps", 1e-5), unit, gen),
+                     x.sizes());
+  Shape per_channel(static_cast<std::size_t>(x.dim()), 1);
+  per_channel[1] = channels;
+  if (in.size() > 1 && in[1].defined()) y = perturb(mul(y, reshape(in[1], per_channel)), unit, gen);
+  if (in.size() > 2 && in[2].defined()) y = add(y, reshape(in[2], per_channel));
+  return y;
+}
+
+// var, std and the normalizations subtract a mean that float32 rounds once per slice: an error
+// common to every deviation, which breaks their summing to zero (the gradient of the variance of a
 // constant is then eps-sized in float32, exactly zero in float64). Independent roundings of
 // the elements cannot stand for it, so these ops run decomposed, each step rounded. Returns
 // an undefined tensor where the op is not one of them.
@@ -233,6 +285,9 @@ Tensor decomposed(const ir::Node& node, const std::vector<Tensor>& in, double un
   // tanh's rounding, eps * |x|, not eps * |x - tanh x| (a selu after it flipped its kink on
   // torchscript-nnc, whose tanh is not ATen's, between two calls).
   if (node.op == ir::OpKind::Tanhshrink) return sub(x, perturb(tanh(x), unit, gen));
+  if (node.op == ir::OpKind::GroupNorm || node.op == ir::OpKind::InstanceNorm) {
+    return group_normalized_rounded(node, in, unit, gen);
+  }
   std::vector<std::int64_t> dims;
   std::int64_t correction = 0;
   bool keepdim = true;
@@ -246,26 +301,21 @@ Tensor decomposed(const ir::Node& node, const std::vector<Tensor>& in, double un
     if (normalized == 0 || normalized > rank) return {};
     for (std::size_t d = rank - normalized; d < rank; ++d)
       dims.push_back(static_cast<std::int64_t>(d));
+    Tensor y = normalized_rounded(x, dims, a.get_float("eps", 1e-5), unit, gen);
+    if (in.size() > 1 && in[1].defined()) y = perturb(mul(y, in[1]), unit, gen);
+    if (in.size() > 2 && in[2].defined()) y = add(y, in[2]);
+    return y;
   } else {
     return {};
   }
   // For var and std the mean is a constant of the backward too: their derivative,
   // 2 (x - mean) / (n - correction), holds because the deviations sum to zero, and float32
-  // evaluates it with its rounded mean. layer_norm's derivative keeps its mean terms.
-  Tensor m = perturb(mean(x, dims, true), unit, gen);
-  if (node.op != ir::OpKind::LayerNorm) m = m.detach();
+  // evaluates it with its rounded mean.
+  const Tensor m = perturb(mean(x, dims, true), unit, gen).detach();
   const auto count = static_cast<double>(x.numel()) / static_cast<double>(m.numel());
   if (count - static_cast<double>(correction) <= 0) return {};
   const Tensor d = perturb(sub(x, m), unit, gen);
   const Tensor squares = perturb(mul(d, d), unit, gen);
-  if (node.op == ir::OpKind::LayerNorm) {
-    const Tensor v = perturb(sum(squares, dims, true) / count, unit, gen);
-    const double epsilon = a.get_float("eps", 1e-5);
-    Tensor y = perturb(d / perturb(sqrt(v + epsilon), unit, gen), unit, gen);
-    if (in.size() > 1 && in[1].defined()) y = perturb(mul(y, in[1]), unit, gen);
-    if (in.size() > 2 && in[2].defined()) y = add(y, in[2]);
-    return y;
-  }
   Tensor v =
       perturb(sum(squares, dims, keepdim) / (count - static_cast<double>(correction)), unit, gen);
   return node.op == ir::OpKind::Std ? sqrt(v) : v;
@@ -435,8 +485,8 @@ class Model {
         decide_as_reference(node, outputs);
         return;
       }
-      if (exact(node.op)) return;
-      if (accumulates(node.op)) {
+      if (exact(node)) return;
+      if (accumulates(node)) {
         std::vector<Tensor> rounded = inputs;
         for (std::size_t i = 0; i < inputs.size(); ++i) {
           rounded[i] = perturb(inputs[i], unit_of(graph_.type(node.inputs[i]).dtype), gen);

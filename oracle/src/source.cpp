@@ -91,8 +91,9 @@ class Emitter {
     return text + ")";
   }
 
-  // The module form: every linear, conv, layer_norm and embedding node whose weight (and bias)
-  // are floating parameters that no other node reads becomes an nn submodule holding them.
+  // The module form: every linear, conv, layer/group/instance norm and embedding node whose
+  // weight (and bias) are floating parameters that no other node reads becomes an nn submodule
+  // holding them.
   template <typename Unique>
   void plan_submodules(Unique& unique, EmittedForward& out) {
     std::vector<int> reads(graph_.values().size(), 0);
@@ -145,6 +146,21 @@ class Emitter {
           constructor = "torch.nn.LayerNorm(" + ints_literal(a.get_ints("normalized_shape")) +
                         ", eps=" + float_literal(a.get_float("eps")) +
                         ", elementwise_affine=" + bool_literal(in.size() == 3) + ")";
+          if (in.size() == 3) held = {{in[1], "weight"}, {in[2], "bias"}};
+          break;
+        }
+        case OpKind::GroupNorm:
+        case OpKind::InstanceNorm: {
+          if (in.size() == 3 && (!owned(in[1]) || !owned(in[2]))) continue;
+          const ir::Shape& x = shape_of(in[0]);
+          if (x.size() < 3 && node.op == OpKind::InstanceNorm) continue;
+          const std::string eps = float_literal(a.get_float("eps"));
+          const std::string affine = bool_literal(in.size() == 3);
+          constructor = node.op == OpKind::GroupNorm
+                            ? "torch.nn.GroupNorm(" + int_literal(a.get_int("num_groups")) + ", " +
+                                  int_literal(x[1]) + ", eps=" + eps + ", affine=" + affine + ")"
+                            : "torch.nn.InstanceNorm" + std::to_string(x.size() - 2) + "d(" +
+                                  int_literal(x[1]) + ", eps=" + eps + ", affine=" + affine + ")";
           if (in.size() == 3) held = {{in[1], "weight"}, {in[2], "bias"}};
           break;
         }
@@ -586,6 +602,21 @@ class Emitter {
         return call("torch.layer_norm",
                     {x, ints_literal(a.get_ints("normalized_shape")), optional_input(in, 1),
                      optional_input(in, 2), float_literal(a.get_float("eps"))});
+      case OpKind::GroupNorm:
+        return script() ? call("torch.group_norm",
+                               {x, int_literal(a.get_int("num_groups")), optional_input(in, 1),
+                                optional_input(in, 2), float_literal(a.get_float("eps")), "True"})
+                        : call("F.group_norm",
+                               {x, int_literal(a.get_int("num_groups")), optional_input(in, 1),
+                                optional_input(in, 2), float_literal(a.get_float("eps"))});
+      case OpKind::InstanceNorm:
+        // The input's statistics, no running statistics (F.instance_norm's defaults).
+        return script() ? call("torch.instance_norm",
+                               {x, optional_input(in, 1), optional_input(in, 2), "None", "None",
+                                "True", "0.1", float_literal(a.get_float("eps")), "True"})
+                        : call("F.instance_norm",
+                               {x, "None", "None", optional_input(in, 1), optional_input(in, 2),
+                                "True", "0.1", float_literal(a.get_float("eps"))});
       case OpKind::Dropout: {
         // Identity (eval, p == 0, empty input) and p == 1 are deterministic; any other
         // training-mode mask comes from the framework's RNG (torch_eager.cpp refuses it too).
@@ -680,6 +711,18 @@ class Emitter {
       case OpKind::Gather:
       case OpKind::IndexSelect:
         return call("torch." + op, {in[0], int_literal(a.get_int("dim")), in[1]});
+      case OpKind::ScatterAdd:
+        return call("torch.scatter_add", {in[0], int_literal(a.get_int("dim")), in[1], in[2]});
+      case OpKind::ScatterReduce:
+        return call("torch.scatter_reduce",
+                    {in[0], int_literal(a.get_int("dim")), in[1], in[2],
+                     string_literal(a.get_string("reduce")),
+                     "include_self=" + bool_literal(a.get_bool("include_self"))});
+      case OpKind::IndexAdd:
+        return call("torch.index_add", {in[0], int_literal(a.get_int("dim")), in[1], in[2],
+                                        "alpha=" + float_literal(a.get_float("alpha"))});
+      case OpKind::MaskedFill:
+        return call("torch.masked_fill", {in[0], in[1], float_literal(a.get_float("value"))});
       case OpKind::Interpolate:
         return interpolate(n, x, a, shape_of(node.inputs[0]));
       case OpKind::Cast:

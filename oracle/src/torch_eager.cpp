@@ -466,6 +466,8 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::logical_not(in[0]));
     case OpKind::Where:
       return one(at::where(in[0], in[1], in[2]));
+    case OpKind::MaskedFill:
+      return one(at::masked_fill(in[0], in[1], a.get_float("value")));
     case OpKind::Sum: {
       const auto dims = a.get_ints("dim", {});
       return one(at::sum(in[0], optional_dims(dims), a.get_bool("keepdim", false)));
@@ -587,6 +589,14 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
     case OpKind::LayerNorm:
       return one(at::layer_norm(in[0], a.get_ints("normalized_shape"), optional_input(in, 1),
                                 optional_input(in, 2), a.get_float("eps", 1e-5)));
+    case OpKind::GroupNorm:
+      return one(at::group_norm(in[0], a.get_int("num_groups"), optional_input(in, 1),
+                                optional_input(in, 2), a.get_float("eps", 1e-5),
+                                /*cudnn_enabled=*/true));
+    case OpKind::InstanceNorm:
+      return one(at::instance_norm(in[0], optional_input(in, 1), optional_input(in, 2), {}, {},
+                                   /*use_input_stats=*/true, /*momentum=*/0.1,
+                                   a.get_float("eps", 1e-5), /*cudnn_enabled=*/true));
     case OpKind::Dropout:
       return one(eager_dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true)));
     case OpKind::Embedding:
@@ -647,6 +657,14 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::gather(in[0], a.get_int("dim"), in[1]));
     case OpKind::IndexSelect:
       return one(at::index_select(in[0], a.get_int("dim"), in[1]));
+    case OpKind::ScatterAdd:
+      return one(at::scatter_add(in[0], a.get_int("dim"), in[1], in[2]));
+    case OpKind::ScatterReduce:
+      return one(at::scatter_reduce(in[0], a.get_int("dim"), in[1], in[2],
+                                    a.get_string("reduce", "sum"),
+                                    a.get_bool("include_self", true)));
+    case OpKind::IndexAdd:
+      return one(at::index_add(in[0], a.get_int("dim"), in[1], in[2], a.get_float("alpha", 1.0)));
     case OpKind::Interpolate:
       return one(eager_interpolate(in[0], a.get_ints("size"), a.get_string("mode", "nearest"),
                                    a.get_bool("align_corners", false)));

@@ -613,6 +613,14 @@ std::vector<OpCase> every_op_cases() {
   });
   on(OpKind::LayerNorm, random({2, 3, 4}, 51),
      Attributes().set("normalized_shape", Ints{4}).set("eps", 1e-3));
+  add("group_norm", [](Builder& b) {
+    b.output(b.op(OpKind::GroupNorm,
+                  {b.input("x", random({2, 4, 3}, 99)), b.param("w", random({4}, 100)),
+                   b.param("b", random({4}, 101))},
+                  Attributes().set("num_groups", 2)));
+  });
+  on(OpKind::GroupNorm, random({2, 3, 2, 2}, 102), Attributes().set("num_groups", 3));
+  on(OpKind::InstanceNorm, random({2, 3, 4}, 103), Attributes().set("eps", 1e-3));
   on(OpKind::Dropout, x34, Attributes().set("training", false));
   on(OpKind::Dropout, x34, Attributes().set("p", 0.0));
   on(OpKind::Dropout, x34, Attributes().set("p", 1.0));
@@ -697,6 +705,34 @@ std::vector<OpCase> every_op_cases() {
           Attributes().set("dim", 0)));
     });
   }
+
+  add("scatter_add", [](Builder& b) {
+    b.output(b.op(OpKind::ScatterAdd,
+                  {b.input("x", random({3, 4}, 90)), b.input("i", random_ints({4, 4}, 91, 0, 3)),
+                   b.input("s", random({4, 4}, 92))},
+                  Attributes().set("dim", 0)));
+  });
+  for (const char* how : {"sum", "prod", "mean", "amax", "amin"}) {
+    add(std::string("scatter_reduce ") + how, [=](Builder& b) {
+      b.output(b.op(OpKind::ScatterReduce,
+                    {b.input("x", random({2, 5}, 93)), b.input("i", random_ints({2, 3}, 94, 0, 5)),
+                     b.input("s", random({2, 3}, 95))},
+                    Attributes()
+                        .set("dim", 1)
+                        .set("reduce", std::string(how))
+                        .set("include_self", std::string(how) != "mean")));
+    });
+  }
+  add("index_add", [](Builder& b) {
+    b.output(b.op(OpKind::IndexAdd,
+                  {b.input("x", random({3, 4}, 96)), b.input("i", random_ints({5}, 97, 0, 3)),
+                   b.input("s", random({5, 4}, 98))},
+                  Attributes().set("dim", 0).set("alpha", -1.5)));
+  });
+  add("masked_fill", [=](Builder& b) {
+    b.output(b.op(OpKind::MaskedFill, {b.input("x", y3), b.input("m", p)},
+                  Attributes().set("value", 2.5)));
+  });
 
   // resampling
   const Tensor x124 = random({1, 2, 4}, 76);

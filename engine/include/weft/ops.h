@@ -116,6 +116,8 @@ Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& a);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+// x with `value` (cast to x's dtype) where mask holds; mask broadcasts with x: torch.masked_fill.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 
 // ---- reductions (ops/reduce.cpp); an empty dim list means every dim ----
 Tensor sum(const Tensor& x, IntList dims = {}, bool keepdim = false,
@@ -183,6 +185,12 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                   double eps = 1e-5);
 Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
+// (N, C, *) normalized per sample over groups of C / num_groups channels: torch.group_norm.
+Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+// F.instance_norm with the input's statistics and no running statistics (use_input_stats).
+Tensor instance_norm(const Tensor& x, const Tensor& weight = Tensor(),
+                     const Tensor& bias = Tensor(), double eps = 1e-5);
 // Zeroes elements with probability p using a generator seeded with `seed`, scales by 1/(1-p).
 Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
 Tensor embedding(const Tensor& indices, const Tensor& weight,
@@ -232,6 +240,17 @@ Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
 Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
 Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
+
+// ---- index-driven accumulation (ops/scatter_reduce.cpp) ----
+// self with src[p] combined into the element whose position along `dim` is index[p] (and p's
+// elsewhere): torch.scatter_add, torch.scatter_reduce (reduce: sum, prod, mean, amax, amin;
+// include_self false leaves self's value out where a source lands).
+Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter_reduce(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self = true);
+// self with alpha * source's slice i added to slice index[i] along `dim`: torch.index_add.
+Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& source,
+                 double alpha = 1.0);
 
 // ---- resampling (ops/interpolate.cpp): nearest, linear (3-d input), bilinear (4-d) ----
 Tensor interpolate(const Tensor& x, IntList size, std::string_view mode = "nearest",

@@ -207,6 +207,8 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(logical_not(in[0]));
     case OpKind::Where:
       return one(where(in[0], in[1], in[2]));
+    case OpKind::MaskedFill:
+      return one(masked_fill(in[0], in[1], a.get_float("value")));
     case OpKind::Sum:
       return one(sum(in[0], a.get_ints("dim", {}), a.get_bool("keepdim", false)));
     case OpKind::Mean:
@@ -306,6 +308,12 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
     case OpKind::LayerNorm:
       return one(layer_norm(in[0], a.get_ints("normalized_shape"), optional_input(in, 1),
                             optional_input(in, 2), a.get_float("eps", 1e-5)));
+    case OpKind::GroupNorm:
+      return one(group_norm(in[0], a.get_int("num_groups"), optional_input(in, 1),
+                            optional_input(in, 2), a.get_float("eps", 1e-5)));
+    case OpKind::InstanceNorm:
+      return one(instance_norm(in[0], optional_input(in, 1), optional_input(in, 2),
+                               a.get_float("eps", 1e-5)));
     case OpKind::Dropout:
       return one(dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true),
                          static_cast<std::uint64_t>(a.get_int("seed", 0))));
@@ -364,6 +372,13 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(triu(in[0], a.get_int("diagonal", 0)));
     case OpKind::Gather:
       return one(gather(in[0], a.get_int("dim"), in[1]));
+    case OpKind::ScatterAdd:
+      return one(scatter_add(in[0], a.get_int("dim"), in[1], in[2]));
+    case OpKind::ScatterReduce:
+      return one(scatter_reduce(in[0], a.get_int("dim"), in[1], in[2],
+                                a.get_string("reduce", "sum"), a.get_bool("include_self", true)));
+    case OpKind::IndexAdd:
+      return one(index_add(in[0], a.get_int("dim"), in[1], in[2], a.get_float("alpha", 1.0)));
     case OpKind::IndexSelect:
       return one(index_select(in[0], a.get_int("dim"), in[1]));
     case OpKind::Interpolate:

@@ -179,6 +179,8 @@ OpSchema make_schema(OpKind op) {
       return unary(op, "compare");
     case K::Where:
       return row(op, "compare", {"condition", "self", "other"});
+    case K::MaskedFill:
+      return row(op, "compare", {"self", "mask"}, {required("value", AttrType::Float)});
 
     case K::Sum:
     case K::Mean:
@@ -259,6 +261,14 @@ OpSchema make_schema(OpKind op) {
           row(op, "norm", {"input", "weight", "bias"},
               {required("normalized_shape", AttrType::IntList), float_attr("eps", 1e-5)}),
           1, {1, 3});
+    case K::GroupNorm:
+      return with_optional_inputs(
+          row(op, "norm", {"input", "weight", "bias"},
+              {required("num_groups", AttrType::Int), float_attr("eps", 1e-5)}),
+          1, {1, 3});
+    case K::InstanceNorm:
+      return with_optional_inputs(
+          row(op, "norm", {"input", "weight", "bias"}, {float_attr("eps", 1e-5)}), 1, {1, 3});
     case K::Dropout:
       return unary(op, "norm",
                    {float_attr("p", 0.5), bool_attr("training", true), int_attr("seed", 0)});
@@ -323,6 +333,16 @@ OpSchema make_schema(OpKind op) {
     case K::Gather:
     case K::IndexSelect:
       return row(op, "index", {"self", "index"}, {required("dim", AttrType::Int)});
+    case K::ScatterAdd:
+      return row(op, "scatter_reduce", {"self", "index", "src"}, {required("dim", AttrType::Int)});
+    case K::ScatterReduce:
+      return row(op, "scatter_reduce", {"self", "index", "src"},
+                 {required("dim", AttrType::Int),
+                  string_attr("reduce", "sum", {"sum", "prod", "mean", "amax", "amin"}),
+                  bool_attr("include_self", true)});
+    case K::IndexAdd:
+      return row(op, "scatter_reduce", {"self", "index", "source"},
+                 {required("dim", AttrType::Int), float_attr("alpha", 1.0)});
 
     case K::Interpolate:
       return unary(op, "interpolate",

@@ -1,10 +1,12 @@
 // Comparisons and logic: bool results, no gradient. where() selects between two tensors and
-// routes the gradient to the side that was chosen.
+// routes the gradient to the side that was chosen; masked_fill writes a value where a mask holds.
 #include <cmath>
 
+#include "kernels/copy.h"
 #include "kernels/elementwise.h"
 #include "traced.h"
 #include "weft/autograd.h"
+#include "weft/error.h"
 #include "weft/ops.h"
 
 namespace weft {
@@ -94,6 +96,32 @@ Tensor where(const Tensor& condition, const Tensor& a0, const Tensor& b0) {
                                   autograd::sum_to(where(s[0], g[0], zero), sa),
                                   autograd::sum_to(where(s[0], zero, g[0]), sb)};
                             });
+  return out;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
+  WEFT_TRACE_OP(MaskedFill, (x, mask), ir::Attributes().set("value", value),
+                masked_fill(x, mask, value));
+  if (mask.dtype() != Dtype::Bool) {
+    throw Error(std::string("masked_fill_ only supports boolean masks, but got mask with dtype ") +
+                dtype_name(mask.dtype()));
+  }
+  // The value takes x's dtype (an integer tensor truncates a float value), and the result has
+  // x's dtype and the broadcast shape of x and mask.
+  const Shape shape = broadcast_shapes(mask.sizes(), x.sizes());
+  Tensor out = empty(shape, dtype(x.dtype()));
+  kernels::dispatch(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T fill = kernels::convert<T>(value);
+    kernels::ternary_loop<T, bool, T, T>(out, mask, x, x,
+                                         [fill](bool c, T v, T) { return c ? fill : v; });
+  });
+  const Shape sx = x.sizes();
+  autograd::record_function(
+      "MaskedFillBackward0", {x}, {out}, {mask},
+      [sx](const std::vector<Tensor>& g, const std::vector<Tensor>& s) {
+        return std::vector<Tensor>{autograd::sum_to(where(s[0], zeros_like(g[0]), g[0]), sx)};
+      });
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Normalization, dropout and embedding. batch_norm is fused (statistics, normalization and a
 // closed-form backward in a few passes; engine ops when a double backward is recorded);
-// layer_norm is a composition of engine ops, so its gradients come from autograd;
+// layer_norm, group_norm and instance_norm are compositions of engine ops, so their gradients
+// come from autograd;
 // dropout multiplies by a fixed noise tensor; embedding is an index map (see index.cpp).
 #include <algorithm>
 #include <cmath>
@@ -322,6 +323,77 @@ Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weigh
   if (weight.defined()) out = out * weight;
   if (bias.defined()) out = out + bias;
   return out;
+}
+
+namespace {
+
+// Normalizes x (N, C, *) over groups of C / groups channels and the spatial dims, then applies
+// a per-channel affine map: group_norm's and instance_norm's (groups == C) shared body, a
+// composition of engine ops like layer_norm, so autograd gives its gradients.
+Tensor normalize_groups(const Tensor& x, std::int64_t groups, const Tensor& weight,
+                        const Tensor& bias, double eps) {
+  const std::int64_t n = x.size(0), channels = x.size(1);
+  std::int64_t spatial = 1;
+  for (std::int64_t d = 2; d < x.dim(); ++d) spatial *= x.size(d);
+  const Tensor grouped = reshape(x, {n, groups, channels / groups * spatial});
+  const Tensor mu = mean(grouped, {2}, /*keepdim=*/true);
+  const Tensor centered = grouped - mu;
+  const Tensor variance = mean(centered * centered, {2}, /*keepdim=*/true);
+  Tensor out = reshape(centered * rsqrt(variance + eps), x.sizes());
+  Shape per_channel(static_cast<std::size_t>(x.dim()), 1);
+  per_channel[1] = channels;
+  if (weight.defined()) out = out * reshape(weight, per_channel);
+  if (bias.defined()) out = out + reshape(bias, per_channel);
+  return out;
+}
+
+}  // namespace
+
+Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight,
+                  const Tensor& bias, double eps) {
+  WEFT_TRACE_OP(GroupNorm, (x, weight, bias),
+                ir::Attributes().set("num_groups", num_groups).set("eps", eps),
+                group_norm(x, num_groups, weight, bias, eps));
+  if (x.dim() < 2) {
+    throw Error("Expected at least 2 dimensions for input tensor but received " +
+                std::to_string(x.dim()));
+  }
+  const std::int64_t channels = x.size(1);
+  if (num_groups <= 0 || channels % num_groups != 0) {
+    throw Error(
+        "Expected number of channels in input to be divisible by num_groups, but got "
+        "input of shape " +
+        shape_str(x.sizes()) + " and num_groups=" + std::to_string(num_groups));
+  }
+  check_features(weight, "weight", channels);
+  check_features(bias, "bias", channels);
+  if (channels == 0) {
+    throw Error("Expected number of channels to be greater than 0, got 0");
+  }
+  std::int64_t spatial = 1;
+  for (std::int64_t d = 2; d < x.dim(); ++d) spatial *= x.size(d);
+  if (spatial == 0) throw Error("Expected HxW to be greater than 0, got 0");
+  check_floating(x, "group_norm");
+  return normalize_groups(x, num_groups, weight, bias, eps);
+}
+
+Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
+  WEFT_TRACE_OP(InstanceNorm, (x, weight, bias), ir::Attributes().set("eps", eps),
+                instance_norm(x, weight, bias, eps));
+  if (x.dim() < 2) {
+    throw Error("instance_norm: expected an input of shape (N, C, *), got " + shape_str(x.sizes()));
+  }
+  std::int64_t spatial = 1;
+  for (std::int64_t d = 2; d < x.dim(); ++d) spatial *= x.size(d);
+  if (spatial <= 1) {
+    throw Error("Expected more than 1 spatial element when training, got input size " +
+                shape_str(x.sizes()));
+  }
+  check_features(weight, "weight", x.size(1));
+  check_features(bias, "bias", x.size(1));
+  check_floating(x, "instance_norm");
+  if (x.numel() == 0) return x.clone();
+  return normalize_groups(x, x.size(1), weight, bias, eps);
 }
 
 Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed) {

@@ -64,7 +64,9 @@ bool needs_one_dtype(ir::OpKind op) {
 // The dtype the op's floating results take: the input's for the normalizations (PyTorch's
 // mixed-precision norms keep the activation's type), else PyTorch's result type.
 Dtype result_dtype(ir::OpKind op, const std::vector<Tensor>& inputs) {
-  if ((op == ir::OpKind::BatchNorm || op == ir::OpKind::LayerNorm) && !inputs.empty()) {
+  if ((op == ir::OpKind::BatchNorm || op == ir::OpKind::LayerNorm || op == ir::OpKind::GroupNorm ||
+       op == ir::OpKind::InstanceNorm) &&
+      !inputs.empty()) {
     return inputs[0].dtype();
   }
   return kernels::result_type(inputs);

@@ -97,6 +97,22 @@ void where_rule(B& b) {
   b.output(broadcast(b, broadcast(b, dims[0], dims[1]), dims[2]));
 }
 
+// masked_fill(self, mask, value): the mask broadcasts with self. The value is mostly moderate,
+// sometimes 0 or an attention mask's large negative; an integral self truncates it.
+template <class B>
+void masked_fill_rule(B& b) {
+  const auto [x, mask] = operand_pair(b, 0);
+  const std::int64_t kind = b.choose("value.kind", 0, 9);
+  if (kind == 0) {
+    b.set_attr("value", 0.0);
+  } else if (kind == 1) {
+    b.set_attr("value", -1e4);
+  } else {
+    b.attr_float("value", -3.0, 3.0);
+  }
+  b.output(broadcast(b, x, mask));
+}
+
 // True division of integers or bools gives float32; rounded division keeps the promoted type
 // (bool divides as int64).
 std::vector<Dtype> div_dtypes(const std::vector<Dtype>& in, const ir::Attributes& attrs) {
@@ -182,6 +198,14 @@ OpSpec binary_spec(ir::OpKind op) {
       s.output_dtypes = dtypes::boolean;
       s.sample = &elementwise_rule<Sampler>;
       s.encode = &elementwise_rule<Encoder>;
+      return s;
+    }
+    case K::MaskedFill: {
+      OpSpec s{op, {InputDecl{"self"}, InputDecl{"mask", InputRole::Mask}}};
+      s.dtypes = kAnyDtype;
+      s.output_dtypes = dtypes::same;
+      s.sample = &masked_fill_rule<Sampler>;
+      s.encode = &masked_fill_rule<Encoder>;
       return s;
     }
     case K::Where: {

@@ -9,17 +9,18 @@
 
 namespace weft::gen {
 
-OpSpec unary_spec(ir::OpKind op);        // unary.cpp: unary math and activations
-OpSpec binary_spec(ir::OpKind op);       // binary.cpp: arithmetic, comparison, logic, where
-OpSpec reduce_spec(ir::OpKind op);       // reduce.cpp: reductions, scans, softmaxes
-OpSpec matmul_spec(ir::OpKind op);       // matmul.cpp: matmul, mm, bmm, linear, addmm
-OpSpec conv_spec(ir::OpKind op);         // conv.cpp: conv1d, conv2d
-OpSpec pool_spec(ir::OpKind op);         // pool.cpp: max/avg pooling, adaptive pooling
-OpSpec norm_spec(ir::OpKind op);         // norm.cpp: batch_norm, layer_norm, dropout, embedding
-OpSpec shape_spec(ir::OpKind op);        // shape.cpp: views and shape changes
-OpSpec reorder_spec(ir::OpKind op);      // reorder.cpp: flip, roll, repeat, diagonal
-OpSpec join_spec(ir::OpKind op);         // join.cpp: cat, stack, split, chunk, pad, tril, triu
-OpSpec index_spec(ir::OpKind op);        // index.cpp: gather, index_select
+OpSpec unary_spec(ir::OpKind op);   // unary.cpp: unary math and activations
+OpSpec binary_spec(ir::OpKind op);  // binary.cpp: arithmetic, comparison, logic, where, masked_fill
+OpSpec reduce_spec(ir::OpKind op);  // reduce.cpp: reductions, scans, softmaxes
+OpSpec matmul_spec(ir::OpKind op);  // matmul.cpp: matmul, mm, bmm, linear, addmm
+OpSpec conv_spec(ir::OpKind op);    // conv.cpp: conv1d, conv2d
+OpSpec pool_spec(ir::OpKind op);    // pool.cpp: max/avg pooling, adaptive pooling
+OpSpec norm_spec(ir::OpKind op);    // norm.cpp: batch/layer/group/instance norm, dropout, embedding
+OpSpec shape_spec(ir::OpKind op);   // shape.cpp: views and shape changes
+OpSpec reorder_spec(ir::OpKind op);  // reorder.cpp: flip, roll, repeat, diagonal
+OpSpec join_spec(ir::OpKind op);     // join.cpp: cat, stack, split, chunk, pad, tril, triu
+OpSpec index_spec(
+    ir::OpKind op);  // index.cpp: gather, index_select, scatter_add/_reduce, index_add
 OpSpec interpolate_spec(ir::OpKind op);  // interpolate.cpp
 OpSpec cast_spec(ir::OpKind op);         // cast.cpp: cast, contiguous
 OpSpec scalar_spec(ir::OpKind op);       // scalar.cpp: Python scalars as operands

@@ -1,6 +1,9 @@
 // Indexing by an Index input (fresh int64 values the value search keeps in range): gather
 // (an index of the input's rank, no larger than it except along `dim`) and index_select (a
-// 1-d index, or a 0-d one).
+// 1-d index, or a 0-d one), and the accumulating writes: scatter_add and scatter_reduce (an
+// index of src's shape: PyTorch's backward refuses a src larger than the index) and
+// index_add (a 1-d index, one entry per slice of source along `dim`).
+#include <algorithm>
 #include <string>
 
 #include "spec/builder.h"
@@ -78,6 +81,64 @@ void index_select_rule(B& b) {
   b.output(x);
 }
 
+// self, index, src: index and src share a shape that fits self apart from `dim`.
+template <class B>
+void scatter_rule(B& b) {
+  using Int = typename B::Int;
+  const int rank = b.rank(0);
+  const auto x = b.data(0);
+  const std::int64_t dim = b.attr_dim("dim", rank);
+  const auto d = static_cast<std::size_t>(rank == 0 ? 0 : (dim < 0 ? dim + rank : dim));
+  if (rank > 0) b.require(x[d] >= 1);
+  std::vector<Int> index;
+  if (b.bound(2)) {
+    b.require_that(b.rank(2) == rank, "scatter: src rank");
+    index = b.data(2);
+  } else {
+    const std::int64_t max_dim = b.bounds().max_dim;
+    const std::int64_t along = b.chance("src.long", 0.15) ? max_dim : 6;
+    for (int i = 0; i < rank; ++i) {
+      const auto u = static_cast<std::size_t>(i);
+      const std::string name = "src." + std::to_string(i);
+      index.push_back(u == d ? b.var(name, min_dim(b), along)
+                             : b.var(name, min_dim(b), std::max(min_dim(b), hint(x[u], max_dim))));
+    }
+    b.shape_input(2, index);
+  }
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    if (i != d) b.require(index[i] <= x[i]);
+  }
+  b.shape_input(1, index);
+  if (b.spec().op == ir::OpKind::ScatterReduce) {
+    b.attr_string("reduce", {"sum", "prod", "mean", "amax", "amin"});
+    b.set_attr("include_self", !b.chance("include_self.false", 0.3));
+  }
+  b.output(x);
+}
+
+// self, index (1-d), source: source is self with index's length along `dim`.
+template <class B>
+void index_add_rule(B& b) {
+  const int rank = b.rank(0);
+  b.require_that(rank >= 1, "index_add: a 0-d self takes a 0-d source");
+  auto x = b.data(0);
+  const std::int64_t dim = b.attr_dim("dim", rank);
+  const auto d = static_cast<std::size_t>(dim < 0 ? dim + rank : dim);
+  b.require(x[d] >= 1);
+  const std::int64_t hi = b.chance("index.long", 0.15) ? b.bounds().max_dim : 8;
+  const auto count = b.var("index.0", min_dim(b), hi);
+  b.shape_input(1, {count});
+  auto source = x;
+  source[d] = count;
+  b.shape_input(2, source);
+  // A whole alpha at times; a fractional one (refused for integral tensors) only on floats,
+  // which is all this spec draws.
+  const std::int64_t kind = b.choose("alpha.kind", 0, 3);
+  if (kind == 1) b.set_attr("alpha", static_cast<double>(b.choose("alpha.whole", -2, 3)));
+  if (kind >= 2) b.attr_float("alpha", -2.0, 2.0);
+  b.output(x);
+}
+
 OpSpec make(ir::OpKind op, int index_max_rank, void (*sample)(Sampler&), void (*encode)(Encoder&)) {
   OpSpec s;
   s.op = op;
@@ -99,6 +160,20 @@ OpSpec index_spec(ir::OpKind op) {
       return make(op, 5, WEFT_RULE(gather_rule));
     case K::IndexSelect:
       return make(op, 1, WEFT_RULE(index_select_rule));
+    case K::ScatterAdd:
+    case K::ScatterReduce: {
+      OpSpec s = make(op, 5, WEFT_RULE(scatter_rule));
+      s.inputs.push_back(InputDecl{"src", InputRole::Data, 0, 5});
+      s.dtypes = kFloat | kInt;
+      return s;
+    }
+    case K::IndexAdd: {
+      OpSpec s = make(op, 1, WEFT_RULE(index_add_rule));
+      s.inputs.push_back(InputDecl{"source", InputRole::Data, 1, 5});
+      s.inputs[0].min_rank = 1;
+      s.dtypes = kFloat;
+      return s;
+    }
     default:
       break;
   }

@@ -1,5 +1,5 @@
-// Normalization, dropout and embedding. The parameters (weight, bias, running statistics,
-// embedding table) are Weight inputs whose shapes follow the input's.
+// Normalization (batch, layer, group, instance), dropout and embedding. The parameters (weight,
+// bias, running statistics, embedding table) are Weight inputs whose shapes follow the input's.
 #include <algorithm>
 #include <string>
 
@@ -49,6 +49,46 @@ void layer_norm_rule(B& b) {
   if (affine) {
     b.shape_input(1, normalized);
     b.shape_input(2, normalized);
+  }
+  b.output(x);
+}
+
+// group_norm: (N, C, *) with C a multiple of num_groups; ATen refuses empty channel and
+// spatial dims (N may be 0). weight and bias are [C], together or absent.
+template <class B>
+void group_norm_rule(B& b) {
+  const auto x = b.data(0);
+  b.require_that(x.size() >= 2, "group_norm: input without a channel dim");
+  for (std::size_t d = 1; d < x.size(); ++d) b.require(x[d] >= 1);
+  const std::int64_t max_groups = b.chance("groups.many", 0.3) ? 8 : 2;
+  const auto groups = b.attr_int("num_groups", 1, max_groups);
+  b.require(x[1] % groups == 0);
+  b.attr_float("eps", 1e-5, 1e-2);
+  const bool affine = b.present(1);
+  b.require_that(affine == b.present(2), "group_norm: weight and bias go together");
+  if (affine) {
+    b.shape_input(1, {x[1]});
+    b.shape_input(2, {x[1]});
+  }
+  b.output(x);
+}
+
+// instance_norm (F.instance_norm with the input's statistics): (N, C, *) with more than one
+// spatial element, which F.instance_norm requires.
+template <class B>
+void instance_norm_rule(B& b) {
+  const auto x = b.data(0);
+  b.require_that(x.size() >= 3, "instance_norm: input without a spatial dim");
+  b.require(x[1] >= 1);
+  auto spatial = x[2];
+  for (std::size_t d = 3; d < x.size(); ++d) spatial = spatial * x[d];
+  b.require(spatial >= 2);
+  b.attr_float("eps", 1e-5, 1e-2);
+  const bool affine = b.present(1);
+  b.require_that(affine == b.present(2), "instance_norm: weight and bias go together");
+  if (affine) {
+    b.shape_input(1, {x[1]});
+    b.shape_input(2, {x[1]});
   }
   b.output(x);
 }
@@ -127,6 +167,18 @@ OpSpec norm_spec(ir::OpKind op) {
                    InputDecl{"weight", InputRole::Weight, 1, 5, true},
                    InputDecl{"bias", InputRole::Weight, 1, 5, true}},
                   WEFT_RULE(layer_norm_rule));
+    case K::GroupNorm:
+      return make(op,
+                  {InputDecl{"input", InputRole::Data, 2, 5},
+                   InputDecl{"weight", InputRole::Weight, 1, 1, true},
+                   InputDecl{"bias", InputRole::Weight, 1, 1, true}},
+                  WEFT_RULE(group_norm_rule));
+    case K::InstanceNorm:
+      return make(op,
+                  {InputDecl{"input", InputRole::Data, 3, 5},
+                   InputDecl{"weight", InputRole::Weight, 1, 1, true},
+                   InputDecl{"bias", InputRole::Weight, 1, 1, true}},
+                  WEFT_RULE(instance_norm_rule));
     case K::Dropout:
       return make(op, {InputDecl{"self", InputRole::Data, 0, 5}}, WEFT_RULE(dropout_rule));
     case K::Embedding:

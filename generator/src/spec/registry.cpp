@@ -91,6 +91,7 @@ OpSpec make_spec(ir::OpKind op) {
     case K::LogicalXor:
     case K::LogicalNot:
     case K::Where:
+    case K::MaskedFill:
       return binary_spec(op);
     case K::Sum:
     case K::Mean:
@@ -128,6 +129,8 @@ OpSpec make_spec(ir::OpKind op) {
       return pool_spec(op);
     case K::BatchNorm:
     case K::LayerNorm:
+    case K::GroupNorm:
+    case K::InstanceNorm:
     case K::Dropout:
     case K::Embedding:
       return norm_spec(op);
@@ -158,6 +161,9 @@ OpSpec make_spec(ir::OpKind op) {
       return join_spec(op);
     case K::Gather:
     case K::IndexSelect:
+    case K::ScatterAdd:
+    case K::ScatterReduce:
+    case K::IndexAdd:
       return index_spec(op);
     case K::Interpolate:
       return interpolate_spec(op);

@@ -101,6 +101,7 @@
   X(LogicalXor, "logical_xor")                                             \
   X(LogicalNot, "logical_not")                                             \
   X(Where, "where")                                                        \
+  X(MaskedFill, "masked_fill")                                             \
   /* reductions: ops/reduce.cpp */                                         \
   X(Sum, "sum")                                                            \
   X(Mean, "mean")                                                          \
@@ -141,6 +142,8 @@
   /* normalization and regularization: ops/norm.cpp */                     \
   X(BatchNorm, "batch_norm")                                               \
   X(LayerNorm, "layer_norm")                                               \
+  X(GroupNorm, "group_norm")                                               \
+  X(InstanceNorm, "instance_norm")                                         \
   X(Dropout, "dropout")                                                    \
   X(Embedding, "embedding")                                                \
   /* views and shape: ops/shape.cpp */                                     \
@@ -171,6 +174,10 @@
   X(Triu, "triu")                                                          \
   X(Gather, "gather")                                                      \
   X(IndexSelect, "index_select")                                           \
+  /* index-driven accumulation: ops/scatter_reduce.cpp */                  \
+  X(ScatterAdd, "scatter_add")                                             \
+  X(ScatterReduce, "scatter_reduce")                                       \
+  X(IndexAdd, "index_add")                                                 \
   /* resampling: ops/interpolate.cpp */                                    \
   X(Interpolate, "interpolate")                                            \
   /* type conversion: ops/cast.cpp */                                      \
