@@ -590,7 +590,7 @@ class Build {
 }  // namespace
 
 Generated Generator::generate(const GeneratorOptions& options) {
-  state_->solver.reset(options.z3_timeout_ms);
+  state_->solver.reset(options.z3_rlimit, options.z3_timeout_ms);
   return Build(options, state_->solver).run();
 }
 

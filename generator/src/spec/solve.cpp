@@ -23,13 +23,16 @@ bool matches(const std::vector<std::vector<std::int64_t>>& got,
 // The plain SMT kernel: push and assumptions run on it in any case, and the default solver
 // also rebuilds a tactic pipeline on the first check after each reset (per model), which cost
 // about six times the kernel's own start.
-RuleSolver::RuleSolver(unsigned z3_timeout_ms) : solver_(ctx_, z3::solver::simple()) {
-  reset(z3_timeout_ms);
+RuleSolver::RuleSolver(unsigned z3_rlimit, unsigned z3_timeout_ms)
+    : solver_(ctx_, z3::solver::simple()) {
+  reset(z3_rlimit, z3_timeout_ms);
 }
 
-void RuleSolver::reset(unsigned z3_timeout_ms) {
+void RuleSolver::reset(unsigned z3_rlimit, unsigned z3_timeout_ms) {
   solver_.reset();
   z3::params p(ctx_);
+  // Resources, not time, end a check (see GeneratorOptions::z3_rlimit).
+  p.set("rlimit", z3_rlimit);
   p.set("timeout", z3_timeout_ms);
   p.set("random_seed", 7u);
   // Z3 otherwise swaps in its own SIGINT handler around every check; with several generating

@@ -35,9 +35,9 @@ struct SolveStats {
 
 class RuleSolver {
  public:
-  explicit RuleSolver(unsigned z3_timeout_ms = 200);
+  explicit RuleSolver(unsigned z3_rlimit = 100000, unsigned z3_timeout_ms = 10000);
   // Forgets everything Z3 learned and zeroes the stats: what follows depends only on its inputs.
-  void reset(unsigned z3_timeout_ms);
+  void reset(unsigned z3_rlimit, unsigned z3_timeout_ms);
 
   // Tries `samples` random draws, then (when `use_z3`) one Z3 solve. `target`: required output
   // shapes (backward insertion). nullopt when nothing satisfies the rule within the budgets.
