@@ -86,6 +86,8 @@ bool passes_elements(OpKind op, std::size_t slot) {
     case OpKind::Repeat:
     case OpKind::Diagonal:
     case OpKind::Cast:
+    case OpKind::Sort:
+    case OpKind::Topk:
       return true;
     case OpKind::Where:
       return slot >= 1;
@@ -719,6 +721,10 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::LogicalOr:
     case OpKind::LogicalXor:
     case OpKind::LogicalNot:
+    case OpKind::BitwiseAnd:
+    case OpKind::BitwiseOr:
+    case OpKind::BitwiseXor:
+    case OpKind::BitwiseNot:
     case OpKind::Where:
     case OpKind::MaskedFill:
     case OpKind::ScatterAdd:
@@ -740,6 +746,9 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::All:
     case OpKind::Cumsum:
     case OpKind::Cumprod:
+    case OpKind::Sort:
+    case OpKind::Argsort:
+    case OpKind::Topk:
     case OpKind::Softmax:
     case OpKind::LogSoftmax:
     case OpKind::Matmul:

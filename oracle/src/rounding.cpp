@@ -6,6 +6,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <string>
 
@@ -35,6 +36,11 @@ bool reads_floating(const ir::Graph& graph, const ir::Node& node) {
 }
 
 Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
+  // The order of exact ties is a path's choice for any dtype, unless the sort is stable.
+  const bool sorts = node.op == ir::OpKind::Sort || node.op == ir::OpKind::Argsort;
+  if ((sorts && !node.attrs.get_bool("stable", false)) || node.op == ir::OpKind::Topk) {
+    return Decision::Index;
+  }
   if (!reads_floating(graph, node)) return Decision::None;
   switch (node.op) {
     case ir::OpKind::Floor:
@@ -64,6 +70,9 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
                  : Decision::None;
     case ir::OpKind::Argmax:
     case ir::OpKind::Argmin:
+    case ir::OpKind::Sort:
+    case ir::OpKind::Argsort:
+    case ir::OpKind::Topk:
       return Decision::Index;
     case ir::OpKind::Max:
     case ir::OpKind::Min:
@@ -140,6 +149,9 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Amin:
     case ir::OpKind::Argmax:
     case ir::OpKind::Argmin:
+    case ir::OpKind::Sort:
+    case ir::OpKind::Argsort:
+    case ir::OpKind::Topk:
     case ir::OpKind::MaxPool1d:
     case ir::OpKind::MaxPool2d:
     case ir::OpKind::Where:
@@ -636,6 +648,11 @@ class Model {
   void move_index(std::size_t n, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
                   double side) {
     const ir::Node& node = graph_.nodes()[n];
+    if (node.op == ir::OpKind::Sort || node.op == ir::OpKind::Argsort ||
+        node.op == ir::OpKind::Topk) {
+      move_order(n, inputs, outputs, side);
+      return;
+    }
     const std::size_t slot = node.outputs.size() == 2 ? 1 : 0;
     if (inputs.empty() || !inputs[0].defined() || slot >= outputs.size()) return;
     const bool largest = node.op == ir::OpKind::Argmax || node.op == ir::OpKind::Max;
@@ -673,6 +690,82 @@ class Model {
     moved_.insert(n);
     outputs[slot] =
         from_blob(index.data(), outputs[slot].sizes(), Dtype::Int64).to(outputs[slot].dtype());
+  }
+
+  // sort, argsort, topk: elements whose values lie within their rounding margins of each other
+  // (chained, in sorted order) could come out in any order, and a path may order exact ties as
+  // it likes (stable=False, topk). One side keeps such a group in input order, the other
+  // rotates it by one, so every position in a group differs between the two runs and is not
+  // judged, nor is anything computed from it; topk then keeps the first k.
+  void move_order(std::size_t n, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                  double side) {
+    const ir::Node& node = graph_.nodes()[n];
+    const std::size_t slot = outputs.size() == 2 ? 1 : 0;
+    if (inputs.empty() || !inputs[0].defined() || slot >= outputs.size()) return;
+    const auto rank = static_cast<std::int64_t>(inputs[0].dim());
+    std::int64_t dim = node.attrs.get_int("dim", -1);
+    if (dim < 0) dim += std::max<std::int64_t>(rank, 1);
+    const Shape shape = rank == 0 ? Shape{1} : inputs[0].sizes();
+    if (dim < 0 || dim >= static_cast<std::int64_t>(shape.size())) return;
+    const bool descending = node.op == ir::OpKind::Topk ? node.attrs.get_bool("largest", true)
+                                                        : node.attrs.get_bool("descending", false);
+    const std::int64_t size = shape[static_cast<std::size_t>(dim)];
+    std::int64_t inner = 1;
+    for (std::size_t i = static_cast<std::size_t>(dim) + 1; i < shape.size(); ++i)
+      inner *= shape[i];
+    const std::int64_t outer = size == 0 ? 0 : inputs[0].numel() / (size * inner);
+    const std::int64_t kept =
+        outputs[slot].dim() == 0 ? 1 : outputs[slot].size(rank == 0 ? 0 : dim);
+    const std::vector<double> x = inputs[0].to_vector<double>();
+    const std::vector<double> d = delta(node.inputs[0]);
+    std::vector<std::int64_t> index = outputs[slot].to_vector<std::int64_t>();
+    if (static_cast<std::int64_t>(index.size()) != outer * kept * inner) return;
+    bool changed = false;
+    std::vector<std::int64_t> order(static_cast<std::size_t>(size));
+    for (std::int64_t o = 0; o < outer; ++o) {
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const auto at = [&](std::int64_t j) {
+          return static_cast<std::size_t>((o * size + j) * inner + i);
+        };
+        bool has_nan = false;
+        for (std::int64_t j = 0; j < size; ++j) has_nan = has_nan || std::isnan(x[at(j)]);
+        if (has_nan) continue;
+        std::iota(order.begin(), order.end(), std::int64_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+          return descending ? x[at(a)] > x[at(b)] : x[at(a)] < x[at(b)];
+        });
+        // Groups of neighbours in sorted order that rounding could swap.
+        std::size_t begin = 0;
+        while (begin < order.size()) {
+          std::size_t end = begin + 1;
+          while (end < order.size()) {
+            const std::size_t p = at(order[end - 1]), q = at(order[end]);
+            const double move = (p < d.size() ? d[p] : 0.0) + (q < d.size() ? d[q] : 0.0);
+            if (std::abs(x[p] - x[q]) > move) break;
+            ++end;
+          }
+          const auto first = order.begin() + static_cast<std::ptrdiff_t>(begin);
+          const auto last = order.begin() + static_cast<std::ptrdiff_t>(end);
+          std::sort(first, last);
+          if (side > 0 && end - begin > 1) std::rotate(first, first + 1, last);
+          begin = end;
+        }
+        for (std::int64_t j = 0; j < kept; ++j) {
+          std::int64_t& slot_index = index[static_cast<std::size_t>((o * kept + j) * inner + i)];
+          if (slot_index != order[static_cast<std::size_t>(j)]) {
+            slot_index = order[static_cast<std::size_t>(j)];
+            changed = true;
+          }
+        }
+      }
+    }
+    if (!changed) return;
+    moved_.insert(n);
+    const Tensor moved =
+        from_blob(index.data(), outputs[slot].sizes(), Dtype::Int64).to(outputs[slot].dtype());
+    outputs[slot] = moved;
+    // The values follow their indices (a gather, so the gradient follows them too).
+    if (slot == 1) outputs[0] = gather(inputs[0], rank == 0 ? 0 : dim, moved);
   }
 
   const ir::Graph& graph_;

@@ -246,6 +246,19 @@ class Emitter {
       lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
                        in[0] + ", " + int_literal(a.get_int("dim")) +
                        ", keepdim=" + bool_literal(a.get_bool("keepdim")) + ")" + tag(n));
+    } else if (node.op == OpKind::Sort || node.op == OpKind::Topk) {
+      if (out.size() != 2)
+        refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
+                      std::string(schema.name()) + " has 2");
+      const std::string args =
+          node.op == OpKind::Sort
+              ? "dim=" + int_literal(a.get_int("dim")) +
+                    ", descending=" + bool_literal(a.get_bool("descending")) +
+                    ", stable=" + bool_literal(a.get_bool("stable"))
+              : int_literal(a.get_int("k")) + ", dim=" + int_literal(a.get_int("dim")) +
+                    ", largest=" + bool_literal(a.get_bool("largest")) + ", sorted=True";
+      lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
+                       in[0] + ", " + args + ")" + tag(n));
     } else if (node.op == OpKind::Split || node.op == OpKind::Chunk) {
       std::string call;
       if (node.op == OpKind::Chunk) {
@@ -438,6 +451,18 @@ class Emitter {
       case OpKind::Mm:
       case OpKind::Bmm:
         return call("torch." + op, in);
+      // Python writes the operators users write; TorchScript the functions.
+      case OpKind::BitwiseAnd:
+      case OpKind::BitwiseOr:
+      case OpKind::BitwiseXor: {
+        if (script()) return call("torch." + op, in);
+        const char* symbol = node.op == OpKind::BitwiseAnd  ? " & "
+                             : node.op == OpKind::BitwiseOr ? " | "
+                                                            : " ^ ";
+        return "(" + in[0] + symbol + in[1] + ")";
+      }
+      case OpKind::BitwiseNot:
+        return script() ? call("torch.bitwise_not", {x}) : "(~" + x + ")";
       case OpKind::LeakyRelu:
         return call2("torch.leaky_relu", "F.leaky_relu",
                      {x, float_literal(a.get_float("negative_slope"))});
@@ -511,6 +536,8 @@ class Emitter {
       }
       case OpKind::Max:
       case OpKind::Min:
+      case OpKind::Sort:
+      case OpKind::Topk:
       case OpKind::Split:
       case OpKind::Chunk:
         break;  // written by emit_node
@@ -554,6 +581,10 @@ class Emitter {
       case OpKind::Cumsum:
       case OpKind::Cumprod:
         return call("torch." + op, {x, int_literal(a.get_int("dim"))});
+      case OpKind::Argsort:
+        return call("torch.argsort", {x, "dim=" + int_literal(a.get_int("dim")),
+                                      "descending=" + bool_literal(a.get_bool("descending")),
+                                      "stable=" + bool_literal(a.get_bool("stable"))});
       case OpKind::Softmax:
       case OpKind::LogSoftmax:
         return call("torch." + op, {x, int_literal(a.get_int("dim"))});

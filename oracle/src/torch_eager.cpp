@@ -464,6 +464,14 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::logical_xor(in[0], in[1]));
     case OpKind::LogicalNot:
       return one(at::logical_not(in[0]));
+    case OpKind::BitwiseAnd:
+      return one(at::bitwise_and(in[0], in[1]));
+    case OpKind::BitwiseOr:
+      return one(at::bitwise_or(in[0], in[1]));
+    case OpKind::BitwiseXor:
+      return one(at::bitwise_xor(in[0], in[1]));
+    case OpKind::BitwiseNot:
+      return one(at::bitwise_not(in[0]));
     case OpKind::Where:
       return one(at::where(in[0], in[1], in[2]));
     case OpKind::MaskedFill:
@@ -521,6 +529,19 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::cumsum(in[0], a.get_int("dim")));
     case OpKind::Cumprod:
       return one(at::cumprod(in[0], a.get_int("dim")));
+    case OpKind::Sort: {
+      auto [values, indices] = at::sort(in[0], a.get_bool("stable", false), a.get_int("dim", -1),
+                                        a.get_bool("descending", false));
+      return {values, indices};
+    }
+    case OpKind::Argsort:
+      return one(at::argsort(in[0], a.get_bool("stable", false), a.get_int("dim", -1),
+                             a.get_bool("descending", false)));
+    case OpKind::Topk: {
+      auto [values, indices] = at::topk(in[0], a.get_int("k"), a.get_int("dim", -1),
+                                        a.get_bool("largest", true), /*sorted=*/true);
+      return {values, indices};
+    }
     case OpKind::Softmax:
       return one(at::softmax(in[0], a.get_int("dim")));
     case OpKind::LogSoftmax:

@@ -245,6 +245,27 @@ TEST(Elementwise, ComparisonsAndLogicGiveBool) {
   EXPECT_TRUE(ne(nan, nan).item<bool>());
 }
 
+TEST(Elementwise, BitwiseOpsWorkOnTwosComplementAndPromote) {
+  const Tensor a = tensor(std::vector<std::int64_t>{12, -1, -6, 5});
+  const Tensor b = tensor(std::vector<std::int32_t>{10, 7, 3, -8});
+  EXPECT_EQ(bitwise_and(a, b).to_vector<std::int64_t>(), (std::vector<std::int64_t>{8, 7, 2, 0}));
+  EXPECT_EQ(bitwise_or(a, b).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{14, -1, -5, -3}));
+  EXPECT_EQ(bitwise_xor(a, b).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{6, -8, -7, -3}));
+  EXPECT_EQ(bitwise_and(a, b).dtype(), Dtype::Int64);
+  EXPECT_EQ(bitwise_not(a).to_vector<std::int64_t>(), (std::vector<std::int64_t>{-13, 0, 5, -6}));
+  const Tensor p = tensor(std::vector<bool>{false, false, true, true});
+  const Tensor q = tensor(std::vector<bool>{false, true, false, true});
+  EXPECT_EQ(bitwise_xor(p, q).dtype(), Dtype::Bool);
+  EXPECT_EQ(bitwise_xor(p, q).to_vector<bool>(), (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(bitwise_not(p).to_vector<bool>(), (std::vector<bool>{true, true, false, false}));
+  // bool with int64 computes in int64: True is 1.
+  EXPECT_EQ(bitwise_or(p, a).to_vector<std::int64_t>(), (std::vector<std::int64_t>{12, -1, -5, 5}));
+  EXPECT_THROW(bitwise_and(tensor(std::vector<float>{1}), a), Error);
+  EXPECT_THROW(bitwise_not(tensor(std::vector<float>{1})), Error);
+}
+
 TEST(Elementwise, IntegerArithmeticWrapsAndRejectsNegativePowers) {
   const Tensor big = tensor(std::vector<std::int32_t>{INT32_MAX});
   EXPECT_EQ((big + tensor(std::vector<std::int32_t>{1})).item<std::int64_t>(), INT32_MIN);

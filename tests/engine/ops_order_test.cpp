@@ -1,10 +1,12 @@
 // Reductions without indices (ops/reduce_any.cpp), scans (ops/scan.cpp) and reordering
-// (ops/reorder.cpp): values written out by hand, PyTorch's conventions (ties share amax's
-// gradient, NaN is "true", integer scans are int64), PyTorch's errors, and every gradient
-// against finite differences. The op sweep compares each with LibTorch besides.
+// (ops/reorder.cpp), sorting (ops/sort.cpp): values written out by hand, PyTorch's conventions
+// (ties share amax's gradient, NaN is "true", integer scans are int64), PyTorch's errors, and every
+// gradient against finite differences. The op sweep compares each with LibTorch besides.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "expect_error.h"
@@ -151,6 +153,68 @@ TEST(OrderOps, ReorderGradientsMatchFiniteDifferences) {
                                    diagonal(x, -1, 0, 2)};
       },
       {random_tensor({2, 3, 4}, 5)});
+}
+
+TEST(OrderOps, SortOrdersEachLineAndPutsNanLast) {
+  const Tensor x = doubles({3, std::nan(""), -1, 2, 0, 5, 4, 1}, {2, 4});
+  const auto [ascending, order] = sort(x, 1, false, true);
+  const std::vector<double> a = values(ascending);
+  EXPECT_EQ(std::vector<double>(a.begin(), a.begin() + 3), (std::vector<double>{-1, 2, 3}));
+  EXPECT_TRUE(std::isnan(a[3]));
+  EXPECT_EQ(std::vector<double>(a.begin() + 4, a.end()), (std::vector<double>{0, 1, 4, 5}));
+  EXPECT_EQ(order.dtype(), Dtype::Int64);
+  EXPECT_EQ(order.to_vector<std::int64_t>(), (std::vector<std::int64_t>{2, 3, 0, 1, 0, 3, 2, 1}));
+  const auto [descending, down] = sort(x, 0, true, false);
+  EXPECT_EQ(down.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 0, 1, 0, 1, 1, 0, 1}));
+  EXPECT_EQ(values(descending)[0], 3);
+  EXPECT_EQ(argsort(x, -1, true, true).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 0, 3, 2, 1, 2, 3, 0}));
+}
+
+TEST(OrderOps, StableSortKeepsTiesInTheirOrder) {
+  const Tensor x = doubles({1, 0, 1, 0, 1}, {5});
+  EXPECT_EQ(argsort(x, 0, false, true).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 3, 0, 2, 4}));
+  EXPECT_EQ(argsort(x, 0, true, true).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0, 2, 4, 1, 3}));
+  const Tensor ints = tensor(std::vector<std::int64_t>{7, -3, 7, 0}).clone();
+  const auto [sorted, order] = sort(ints, 0, false, true);
+  EXPECT_EQ(sorted.dtype(), Dtype::Int64);
+  EXPECT_EQ(sorted.to_vector<std::int64_t>(), (std::vector<std::int64_t>{-3, 0, 7, 7}));
+  EXPECT_EQ(order.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 3, 0, 2}));
+}
+
+TEST(OrderOps, TopkSelectsKOfTheLineInOrder) {
+  const Tensor x = doubles({3, 9, -1, 2, 0, 5, 4, 1}, {2, 4});
+  const auto [largest, where] = topk(x, 2, 1, true);
+  EXPECT_EQ(largest.sizes(), (Shape{2, 2}));
+  EXPECT_EQ(values(largest), (std::vector<double>{9, 3, 5, 4}));
+  EXPECT_EQ(where.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1, 0, 1, 2}));
+  const auto [smallest, at] = topk(x, 1, 0, false);
+  EXPECT_EQ(values(smallest), (std::vector<double>{0, 5, -1, 1}));
+  EXPECT_EQ(std::get<0>(topk(x, 0, 1, true)).sizes(), (Shape{2, 0}));
+  // A 0-d input is a line of one; its result stays 0-d even for k = 0, as in PyTorch.
+  const auto [scalar, index] = topk(scalar_tensor(2.5), 0, 0, true);
+  EXPECT_EQ(scalar.dim(), 0);
+  EXPECT_EQ(values(scalar), (std::vector<double>{2.5}));
+  EXPECT_EQ(index.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0}));
+  expect_error([&] { topk(x, 5, 1, true); }, "selected index k out of range");
+  expect_error([&] { topk(x, -1, 1, true); }, "selected index k out of range");
+}
+
+TEST(OrderOps, SortAndTopkGradientsGoBackToWhereEachValueCameFrom) {
+  Tensor x = doubles({3, 9, -1, 2}, {4});
+  x.requires_grad_(true);
+  const auto [top, where] = topk(x, 2, 0, true);
+  (top * doubles({10, 1}, {2})).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{1, 10, 0, 0}));
+  expect_gradients_match_finite_differences(
+      [](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{std::get<0>(sort(in[0], 1, false, false)),
+                                   std::get<0>(sort(in[0], 0, true, true)),
+                                   std::get<0>(topk(in[0], 2, -1, false))};
+      },
+      {random_tensor({3, 4}, 11)});
 }
 
 }  // namespace

@@ -503,6 +503,13 @@ std::vector<OpCase> every_op_cases() {
   const Tensor q = random_ints({2, 3}, 16, 0, 2, Dtype::Bool);
   for (OpKind op : {OpKind::LogicalAnd, OpKind::LogicalOr, OpKind::LogicalXor}) binary(op, p, q);
   on(OpKind::LogicalNot, p, {});
+  const Tensor ints = random_ints({2, 3}, 104, -9, 9), row = random_ints({3}, 105, -9, 9);
+  for (OpKind op : {OpKind::BitwiseAnd, OpKind::BitwiseOr, OpKind::BitwiseXor}) {
+    binary(op, ints, row);
+    binary(op, p, q);
+  }
+  on(OpKind::BitwiseNot, ints, {});
+  on(OpKind::BitwiseNot, p, {});
   add("where", [=](Builder& b) {
     b.output(b.op(OpKind::Where, {b.input("c", p), b.input("x", x23), b.input("y", y3)}));
   });
@@ -534,6 +541,11 @@ std::vector<OpCase> every_op_cases() {
   on(OpKind::All, x34, Attributes().set("keepdim", true));
   on(OpKind::Cumsum, x34, Attributes().set("dim", 1));
   on(OpKind::Cumprod, x34, Attributes().set("dim", -2));
+  on(OpKind::Sort, x34, Attributes().set("dim", 0).set("descending", true));
+  on(OpKind::Sort, random_ints({3, 4}, 106, -50, 50), Attributes().set("stable", true));
+  on(OpKind::Argsort, x34, Attributes().set("dim", 1));
+  on(OpKind::Topk, x34, Attributes().set("k", 2).set("dim", 1));
+  on(OpKind::Topk, x34, Attributes().set("k", 3).set("dim", 0).set("largest", false));
 
   // reordering
   on(OpKind::Flip, x34, Attributes().set("dims", Ints{0, 1}));

@@ -210,7 +210,8 @@ inline void add_convention(Sweep& s, const std::string& what, const std::vector<
 }
 
 // The cases of the elementwise math added for the Core ATen opset (op_cases_math.cpp): the
-// rounding and special functions, the piecewise activations, the two-argument math. Adds
+// rounding and special functions, the piecewise activations, the two-argument math, the
+// bitwise ops. Adds
 // nothing for other ops and returns false.
 bool math_cases(Sweep& s, ir::OpKind op);
 // The cases of amax, amin, any, all, cumsum, cumprod, flip, roll, repeat and diagonal

@@ -2,8 +2,9 @@
 // functions (trunc, frac, log1p, expm1, log10, exp2, asinh, acosh, atanh, erfinv, isnan,
 // isinf), the piecewise and composite activations (hardswish, hardsigmoid, relu6, mish, selu,
 // celu, softsign, logsigmoid, tanhshrink, threshold, hardshrink, softshrink) and the
-// two-argument math (atan2, hypot, logaddexp, fmod, remainder). Values stay inside each op's
-// smooth domain and away from its kinks and jumps; the edge cases put them on them.
+// two-argument math (atan2, hypot, logaddexp, fmod, remainder), and the bitwise ops of
+// integers and bools. Values stay inside each op's smooth domain and away from its kinks and
+// jumps; the edge cases put them on them.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -236,8 +237,35 @@ bool binary_math(Sweep& s, OpKind op) {
 
 }  // namespace
 
+// bitwise_and/or/xor/not: negative integers (two's complement), int32 with int64, bool with
+// int64 (promoted to int64), broadcasting, rank 0 and size 0.
+bool bitwise(Sweep& s, OpKind op) {
+  auto& v = s.v;
+  if (op == OpKind::BitwiseNot) {
+    s.add_constant("int64", {in("x", v.ints({2, 3}, -9, 9))});
+    s.add_constant("int32", {in("x", v.ints({3, 2}, -9, 9, Dtype::Int32))});
+    s.add_constant("bool", {in("x", v.bools({2, 3}))});
+    s.add_constant("rank0", {in("x", v.ints({}, -9, 9))});
+    s.add_constant("size0", {in("x", v.ints({0, 3}, -9, 9))});
+    return true;
+  }
+  if (op != OpKind::BitwiseAnd && op != OpKind::BitwiseOr && op != OpKind::BitwiseXor) {
+    return false;
+  }
+  s.add_constant("int64", {in("x", v.ints({2, 3}, -9, 9)), in("other", v.ints({2, 3}, -9, 9))});
+  s.add_constant("broadcast",
+                 {in("x", v.ints({2, 1, 3}, -9, 9)), in("other", v.ints({4, 1}, 0, 15))});
+  s.add_constant("int32_int64",
+                 {in("x", v.ints({2, 3}, -9, 9, Dtype::Int32)), in("other", v.ints({3}, -9, 9))});
+  s.add_constant("bool", {in("x", v.bools({2, 3})), in("other", v.bools({2, 3}))});
+  s.add_constant("bool_int64", {in("x", v.bools({2, 3})), in("other", v.ints({3}, -3, 3))});
+  s.add_constant("rank0", {in("x", v.ints({2, 3}, -9, 9)), in("other", v.ints({}, -9, 9))});
+  s.add_constant("size0", {in("x", v.ints({0, 3}, -9, 9)), in("other", v.ints({3}, -9, 9))});
+  return true;
+}
+
 bool math_cases(Sweep& s, OpKind op) {
-  return unary(s, op) || activation(s, op) || binary_math(s, op);
+  return unary(s, op) || activation(s, op) || binary_math(s, op) || bitwise(s, op);
 }
 
 }  // namespace weft::testing::sweep

@@ -1,8 +1,10 @@
 // The op sweep's cases of the reductions without indices (amax, amin, any, all), the scans
-// (cumsum, cumprod) and the reordering ops (flip, roll, repeat, diagonal). amax/amin take
+// (cumsum, cumprod), the reordering ops (flip, roll, repeat, diagonal) and sorting (sort,
+// argsort, topk: distinct values, and ties with stable=True). amax/amin take
 // distinct values (a tie shares its gradient, a convention case below); cumprod's gradient is
 // checked with zeros in the line, where the quotient formula fails.
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -116,10 +118,67 @@ bool reorder(Sweep& s, OpKind op) {
   }
 }
 
+// int64 values without ties: 37 * i mod 101 over the elements, shifted by 50.
+Tensor distinct_ints(IntList shape) {
+  std::int64_t count = 1;
+  for (std::int64_t size : shape) count *= size;
+  std::vector<std::int64_t> values;
+  for (std::int64_t i = 0; i < count; ++i) values.push_back(37 * i % 101 - 50);
+  return tensor(values, shape);
+}
+
+bool sorting(Sweep& s, OpKind op) {
+  auto& v = s.v;
+  switch (op) {
+    case OpKind::Sort:
+    case OpKind::Argsort: {
+      const auto add = [&](const std::string& what, const std::vector<Leaf>& leaves, Attributes a) {
+        if (op == OpKind::Argsort) {
+          s.add_constant(what, leaves, std::move(a));
+        } else {
+          s.add(what, leaves, std::move(a));
+        }
+      };
+      add("last_dim", {in("x", v.distinct({3, 4}))}, attrs());
+      add("dim0_descending", {in("x", v.distinct({4, 3}))},
+          attrs().set("dim", 0).set("descending", true));
+      add("dim1_of_3d_stable", {in("x", v.distinct({2, 4, 3}))},
+          attrs().set("dim", 1).set("stable", true));
+      add("rank0", {in("x", v.distinct({}))}, attrs().set("dim", 0));
+      add("size0", {in("x", v.uniform({2, 0}))}, attrs());
+      add("size1_line", {in("x", v.distinct({3, 1}))}, attrs().set("dim", 1));
+      s.add_constant("int64", {in("x", distinct_ints({3, 5}))}, attrs().set("descending", true));
+      // Ties keep their order only with stable=True (without it PyTorch promises none).
+      const auto ties = [&](const std::string& what, Attributes a) {
+        if (op == OpKind::Argsort) {
+          s.add_constant(what, {in("x", v.grid({3, 6}, -1, 1))}, std::move(a));
+        } else {
+          add_convention(s, what, {in("x", v.grid({3, 6}, -1, 1))}, std::move(a));
+        }
+      };
+      ties("ties_stable", attrs().set("stable", true));
+      ties("ties_stable_descending", attrs().set("stable", true).set("descending", true));
+      return true;
+    }
+    case OpKind::Topk:
+      s.add("largest_2", {in("x", v.distinct({3, 5}))}, attrs().set("k", 2));
+      s.add("smallest_dim0", {in("x", v.distinct({4, 3}))},
+            attrs().set("k", 3).set("dim", 0).set("largest", false));
+      s.add("all_of_the_line", {in("x", v.distinct({2, 3, 4}))}, attrs().set("k", 3).set("dim", 1));
+      s.add("k0", {in("x", v.distinct({3, 4}))}, attrs().set("k", 0));
+      s.add("rank0", {in("x", v.distinct({}))}, attrs().set("k", 1));
+      s.add("rank0_k0", {in("x", v.distinct({}))}, attrs().set("k", 0));
+      s.add_constant("int64", {in("x", distinct_ints({3, 6}))}, attrs().set("k", 4));
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 bool order_cases(Sweep& s, OpKind op) {
-  return reductions(s, op) || scans(s, op) || reorder(s, op);
+  return reductions(s, op) || scans(s, op) || reorder(s, op) || sorting(s, op);
 }
 
 }  // namespace weft::testing::sweep

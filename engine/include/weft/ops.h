@@ -115,6 +115,11 @@ Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& a);
+// Bitwise ops of integer or bool tensors, in their promoted type (torch.bitwise_*).
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_not(const Tensor& a);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 // x with `value` (cast to x's dtype) where mask holds; mask broadcasts with x: torch.masked_fill.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
@@ -146,6 +151,15 @@ Tensor all(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool
 // ---- scans (ops/scan.cpp): integers and bool scan to int64 ----
 Tensor cumsum(const Tensor& x, std::int64_t dim);
 Tensor cumprod(const Tensor& x, std::int64_t dim);
+
+// ---- sorting (ops/sort.cpp): values and int64 indices; NaN sorts as the largest value ----
+std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim = -1, bool descending = false,
+                                bool stable = false);
+Tensor argsort(const Tensor& x, std::int64_t dim = -1, bool descending = false,
+               bool stable = false);
+// The k largest (or smallest) of every line along dim, sorted (torch.topk with sorted=True).
+std::tuple<Tensor, Tensor> topk(const Tensor& x, std::int64_t k, std::int64_t dim = -1,
+                                bool largest = true);
 
 // ---- softmax (ops/softmax.cpp) ----
 Tensor softmax(const Tensor& x, std::int64_t dim);

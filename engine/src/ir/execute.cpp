@@ -205,6 +205,14 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(logical_xor(in[0], in[1]));
     case OpKind::LogicalNot:
       return one(logical_not(in[0]));
+    case OpKind::BitwiseAnd:
+      return one(bitwise_and(in[0], in[1]));
+    case OpKind::BitwiseOr:
+      return one(bitwise_or(in[0], in[1]));
+    case OpKind::BitwiseXor:
+      return one(bitwise_xor(in[0], in[1]));
+    case OpKind::BitwiseNot:
+      return one(bitwise_not(in[0]));
     case OpKind::Where:
       return one(where(in[0], in[1], in[2]));
     case OpKind::MaskedFill:
@@ -247,6 +255,19 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(cumsum(in[0], a.get_int("dim")));
     case OpKind::Cumprod:
       return one(cumprod(in[0], a.get_int("dim")));
+    case OpKind::Sort: {
+      auto [values, indices] = sort(in[0], a.get_int("dim", -1), a.get_bool("descending", false),
+                                    a.get_bool("stable", false));
+      return {values, indices};
+    }
+    case OpKind::Argsort:
+      return one(argsort(in[0], a.get_int("dim", -1), a.get_bool("descending", false),
+                         a.get_bool("stable", false)));
+    case OpKind::Topk: {
+      auto [values, indices] =
+          topk(in[0], a.get_int("k"), a.get_int("dim", -1), a.get_bool("largest", true));
+      return {values, indices};
+    }
     case OpKind::Softmax:
       return one(softmax(in[0], a.get_int("dim")));
     case OpKind::LogSoftmax:

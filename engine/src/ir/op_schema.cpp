@@ -174,8 +174,12 @@ OpSchema make_schema(OpKind op) {
     case K::LogicalAnd:
     case K::LogicalOr:
     case K::LogicalXor:
+    case K::BitwiseAnd:
+    case K::BitwiseOr:
+    case K::BitwiseXor:
       return binary(op, "compare");
     case K::LogicalNot:
+    case K::BitwiseNot:
       return unary(op, "compare");
     case K::Where:
       return row(op, "compare", {"condition", "self", "other"});
@@ -214,6 +218,18 @@ OpSchema make_schema(OpKind op) {
     case K::Cumsum:
     case K::Cumprod:
       return unary(op, "scan", {required("dim", AttrType::Int)});
+    case K::Sort:  // outputs: values, indices
+      return row(op, "sort", {"self"},
+                 {int_attr("dim", -1), bool_attr("descending", false), bool_attr("stable", false)},
+                 2);
+    case K::Argsort:
+      return unary(
+          op, "sort",
+          {int_attr("dim", -1), bool_attr("descending", false), bool_attr("stable", false)});
+    case K::Topk:  // outputs: values, indices
+      return row(op, "sort", {"self"},
+                 {required("k", AttrType::Int), int_attr("dim", -1), bool_attr("largest", true)},
+                 2);
 
     case K::Softmax:
     case K::LogSoftmax:

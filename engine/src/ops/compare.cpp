@@ -1,6 +1,8 @@
-// Comparisons and logic: bool results, no gradient. where() selects between two tensors and
-// routes the gradient to the side that was chosen; masked_fill writes a value where a mask holds.
+// Comparisons, logic and bitwise ops: bool or integer results, no gradient. where() selects between
+// two tensors and routes the gradient to the side that was chosen; masked_fill writes a value where
+// a mask holds.
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/copy.h"
 #include "kernels/elementwise.h"
@@ -25,6 +27,26 @@ Tensor compare(const Tensor& a0, const Tensor& b0, F f) {
 template <typename F>
 Tensor logical(const Tensor& a, const Tensor& b, F f) {
   return compare(a.to(Dtype::Bool), b.to(Dtype::Bool), f);
+}
+
+// Integers and bools in their promoted type (bool & int64 is int64); PyTorch refuses floats.
+template <typename F>
+Tensor bitwise(const char* name, const Tensor& a0, const Tensor& b0, F f) {
+  const Dtype type = kernels::result_type({&a0, &b0});
+  if (is_floating(type)) {
+    throw Error(std::string("\"") + name + "_cpu\" not implemented for '" + dtype_name(type) + "'");
+  }
+  const Tensor a = a0.to(type), b = b0.to(type);
+  return kernels::dispatch(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      throw Error("bitwise: unreachable floating type");
+      return Tensor();
+    } else {
+      return kernels::map_binary<T, T>(a, b, type,
+                                       [f](T x, T y) { return static_cast<T>(f(x, y)); });
+    }
+  });
 }
 }  // namespace
 
@@ -70,6 +92,38 @@ Tensor logical_not(const Tensor& a) {
   WEFT_TRACE_OP(LogicalNot, (a), ir::Attributes(), logical_not(a));
   const Tensor x = a.to(Dtype::Bool);
   return kernels::map_unary<bool, bool>(x, Dtype::Bool, [](bool v) { return !v; });
+}
+
+Tensor bitwise_and(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(BitwiseAnd, (a, b), ir::Attributes(), bitwise_and(a, b));
+  return bitwise("bitwise_and", a, b, [](auto x, auto y) { return x & y; });
+}
+Tensor bitwise_or(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(BitwiseOr, (a, b), ir::Attributes(), bitwise_or(a, b));
+  return bitwise("bitwise_or", a, b, [](auto x, auto y) { return x | y; });
+}
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) {
+  WEFT_TRACE_OP(BitwiseXor, (a, b), ir::Attributes(), bitwise_xor(a, b));
+  return bitwise("bitwise_xor", a, b, [](auto x, auto y) { return x ^ y; });
+}
+Tensor bitwise_not(const Tensor& a) {
+  WEFT_TRACE_OP(BitwiseNot, (a), ir::Attributes(), bitwise_not(a));
+  if (a.dtype() == Dtype::Bool) {
+    return kernels::map_unary<bool, bool>(a, Dtype::Bool, [](bool v) { return !v; });
+  }
+  if (a.is_floating_point()) {
+    throw Error(std::string("\"bitwise_not_cpu\" not implemented for '") + dtype_name(a.dtype()) +
+                "'");
+  }
+  return kernels::dispatch(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, bool>) {
+      throw Error("bitwise_not: unreachable type");
+      return Tensor();
+    } else {
+      return kernels::map_unary<T, T>(a, a.dtype(), [](T v) { return static_cast<T>(~v); });
+    }
+  });
 }
 
 Tensor where(const Tensor& condition, const Tensor& a0, const Tensor& b0) {

@@ -192,6 +192,18 @@ OpSpec binary_spec(ir::OpKind op) {
     case K::LogicalOr:
     case K::LogicalXor:
       return two_inputs(op, kAnyDtype, dtypes::boolean);
+    case K::BitwiseAnd:
+    case K::BitwiseOr:
+    case K::BitwiseXor:
+      return two_inputs(op, kInt | kBool, dtypes::promoted);
+    case K::BitwiseNot: {
+      OpSpec s{op, {InputDecl{"self"}}};
+      s.dtypes = kInt | kBool;
+      s.output_dtypes = dtypes::same;
+      s.sample = &elementwise_rule<Sampler>;
+      s.encode = &elementwise_rule<Encoder>;
+      return s;
+    }
     case K::LogicalNot: {
       OpSpec s{op, {InputDecl{"self"}}};
       s.dtypes = kAnyDtype;

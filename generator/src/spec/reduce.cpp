@@ -1,6 +1,7 @@
 // Reductions over a list of dims (sum, mean, var, std, logsumexp, amax, amin), over one optional
 // dim (prod, argmax, argmin, any, all), over one required dim with values and indices (max, min),
-// and the scans (cumsum, cumprod) and softmaxes, which keep the shape.
+// the scans (cumsum, cumprod) and softmaxes, which keep the shape, and sorting (sort, argsort,
+// topk).
 #include <algorithm>
 
 #include "spec/builder.h"
@@ -138,6 +139,37 @@ void scan_rule(B& b) {
   b.output(b.data(0));
 }
 
+// sort, argsort: a dim, the input's shape (sort: values and int64 indices alike).
+template <class B>
+void sort_rule(B& b) {
+  b.attr_dim("dim", b.rank(0));
+  b.set_attr("descending", b.chance("descending", 0.5));
+  b.set_attr("stable", b.chance("stable", 0.5));
+  const Dims<B> x = b.data(0);
+  b.output(x);
+  if (b.spec().op == ir::OpKind::Sort) b.output(x);
+}
+
+// topk: k of the line along dim (0 to all of it), values and int64 indices.
+template <class B>
+void topk_rule(B& b) {
+  const int rank = b.rank(0);
+  const std::int64_t dim = b.attr_dim("dim", rank);
+  b.set_attr("largest", !b.chance("smallest", 0.3));
+  Dims<B> out = b.data(0);
+  auto size = b.lit(1);  // a 0-d input is a line of one
+  std::size_t d = 0;
+  if (rank > 0) {
+    d = static_cast<std::size_t>(dim < 0 ? dim + rank : dim);
+    size = out[d];
+  }
+  const auto k = b.attr_int("k", 0, hint(size, b.bounds().max_dim));
+  b.require(k <= size);
+  if (rank > 0) out[d] = k;
+  b.output(out);
+  b.output(out);
+}
+
 template <class B>
 void softmax_rule(B& b) {
   b.attr_dim("dim", b.rank(0));
@@ -213,6 +245,12 @@ OpSpec reduce_spec(ir::OpKind op) {
     case K::Softmax:
     case K::LogSoftmax:
       return one_input(op, kFloat, dtypes::same, WEFT_RULE(softmax_rule));
+    case K::Sort:
+      return one_input(op, kFloat | kInt, values_indices_dtypes, WEFT_RULE(sort_rule));
+    case K::Argsort:
+      return one_input(op, kFloat | kInt, dtypes::int64, WEFT_RULE(sort_rule));
+    case K::Topk:
+      return one_input(op, kFloat | kInt, values_indices_dtypes, WEFT_RULE(topk_rule));
     default:
       break;
   }

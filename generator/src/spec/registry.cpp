@@ -90,6 +90,10 @@ OpSpec make_spec(ir::OpKind op) {
     case K::LogicalOr:
     case K::LogicalXor:
     case K::LogicalNot:
+    case K::BitwiseAnd:
+    case K::BitwiseOr:
+    case K::BitwiseXor:
+    case K::BitwiseNot:
     case K::Where:
     case K::MaskedFill:
       return binary_spec(op);
@@ -109,6 +113,9 @@ OpSpec make_spec(ir::OpKind op) {
     case K::All:
     case K::Cumsum:
     case K::Cumprod:
+    case K::Sort:
+    case K::Argsort:
+    case K::Topk:
     case K::Softmax:
     case K::LogSoftmax:
       return reduce_spec(op);

@@ -100,6 +100,10 @@
   X(LogicalOr, "logical_or")                                               \
   X(LogicalXor, "logical_xor")                                             \
   X(LogicalNot, "logical_not")                                             \
+  X(BitwiseAnd, "bitwise_and")                                             \
+  X(BitwiseOr, "bitwise_or")                                               \
+  X(BitwiseXor, "bitwise_xor")                                             \
+  X(BitwiseNot, "bitwise_not")                                             \
   X(Where, "where")                                                        \
   X(MaskedFill, "masked_fill")                                             \
   /* reductions: ops/reduce.cpp */                                         \
@@ -121,6 +125,10 @@
   /* scans: ops/scan.cpp */                                                \
   X(Cumsum, "cumsum")                                                      \
   X(Cumprod, "cumprod")                                                    \
+  /* sorting: ops/sort.cpp */                                              \
+  X(Sort, "sort")                                                          \
+  X(Argsort, "argsort")                                                    \
+  X(Topk, "topk")                                                          \
   /* softmax: ops/softmax.cpp */                                           \
   X(Softmax, "softmax")                                                    \
   X(LogSoftmax, "log_softmax")                                             \
