@@ -624,8 +624,17 @@ int serve_worker() {
     for (const std::string& name : request.backends) {
       BackendResult result;
       result.backend = name;
+      if (!refused.empty()) {
+        // A request this worker cannot read is a harness fault (a worker binary built from
+        // other sources than the campaign's weft, e.g. rebuilt mid-campaign), not an exception
+        // of the path: the path is unavailable for this case, and judging it would file a bug.
+        result.outcome = Outcome::Unavailable;
+        result.phase = "request";
+        result.message = refused + " (is the worker built from the same sources as weft?)";
+        if (!write_message(out, encode_result(result))) return 0;
+        continue;
+      }
       try {
-        if (!refused.empty()) throw Error(refused);
         auto& backend = backends[name];
         if (!backend) backend = make_backend(name);
         result = run_backend(*backend, request.graph, request.values, request.spec);
