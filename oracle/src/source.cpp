@@ -32,6 +32,12 @@ namespace {
 using ir::Attributes;
 using ir::OpKind;
 
+// sort's and argsort's stable flag, written only when set: without it the call is sort.default
+// (a Core ATen op), with it sort.stable (not one).
+std::string stable_argument(const ir::Attributes& a) {
+  return a.get_bool("stable") ? ", stable=True" : "";
+}
+
 class Emitter {
  public:
   Emitter(const ir::Graph& graph, SourceDialect dialect)
@@ -253,8 +259,7 @@ class Emitter {
       const std::string args =
           node.op == OpKind::Sort
               ? "dim=" + int_literal(a.get_int("dim")) +
-                    ", descending=" + bool_literal(a.get_bool("descending")) +
-                    ", stable=" + bool_literal(a.get_bool("stable"))
+                    ", descending=" + bool_literal(a.get_bool("descending")) + stable_argument(a)
               : int_literal(a.get_int("k")) + ", dim=" + int_literal(a.get_int("dim")) +
                     ", largest=" + bool_literal(a.get_bool("largest")) + ", sorted=True";
       lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
@@ -582,9 +587,9 @@ class Emitter {
       case OpKind::Cumprod:
         return call("torch." + op, {x, int_literal(a.get_int("dim"))});
       case OpKind::Argsort:
-        return call("torch.argsort", {x, "dim=" + int_literal(a.get_int("dim")),
-                                      "descending=" + bool_literal(a.get_bool("descending")),
-                                      "stable=" + bool_literal(a.get_bool("stable"))});
+        return call("torch.argsort",
+                    {x, "dim=" + int_literal(a.get_int("dim")),
+                     "descending=" + bool_literal(a.get_bool("descending")) + stable_argument(a)});
       case OpKind::Softmax:
       case OpKind::LogSoftmax:
         return call("torch." + op, {x, int_literal(a.get_int("dim"))});

@@ -13,7 +13,7 @@ python); writes scripts/core-aten/coverage.json, which `weft ops --coverage` emb
    whose kernel eager and TorchScript run counts as reached.
 
 With --ops=a,b only those IR ops are traced (after adding them), and the reach of every other
-IR op is kept from the coverage.json that is there.
+IR op is kept from the coverage.json that is there; --seeds=N traces N models per IR op (10).
 """
 import importlib.util
 import json
@@ -102,8 +102,12 @@ def previous_reach(path, retraced):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    args = [a for a in sys.argv[1:] if not a.startswith("--ops=")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
     only = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--ops=")]
+    seeds = SEEDS
+    for a in sys.argv[1:]:
+        if a.startswith("--seeds="):
+            seeds = tuple(range(1, int(a.split("=", 1)[1]) + 1))
     weft = args[0] if args else os.path.join(here, "../../build/default/cli/weft")
     core = core_ops()
     reached = {}  # core op name -> IR ops whose forward has it
@@ -122,7 +126,7 @@ def main():
         traced = [op for op in traced if op in retraced]
     with tempfile.TemporaryDirectory() as work:
         for op in traced:
-            for seed in SEEDS:
+            for seed in seeds:
                 out = os.path.join(work, "%s-%d" % (op, seed))
                 made = subprocess.run([weft, "gen", "--ops", op, "--nodes", "1", "--seed",
                                        str(seed), "-o", out], capture_output=True, text=True)
