@@ -384,6 +384,11 @@ std::optional<Dtype> leaf_dtype(const ir::Graph& graph, const std::string& name)
 // bug); integer items keep every run's values. Returns m.
 std::vector<double> add_model(Item& item, const RoundingModel& model) {
   item.m.assign(item.r.size(), 0.0);
+  if (!item.gradient &&
+      std::count(model.undecided_outputs.begin(), model.undecided_outputs.end(), item.output) > 0) {
+    item.m.assign(item.r.size(), std::numeric_limits<double>::infinity());
+    return item.m;
+  }
   for (std::size_t k = 0; k < model.runs.size(); ++k) {
     const Tensor* t = find_tensor(model.runs[k], item);
     if (!t || !t->defined() || t->sizes() != item.shape) continue;

@@ -431,6 +431,7 @@ class Model {
       }
     }
     model.moved_decisions.assign(moved_.begin(), moved_.end());
+    model.undecided_outputs = outputs_reached_by_undecided_order();
     return model;
   }
 
@@ -583,6 +584,10 @@ class Model {
   void move_elementwise(std::size_t n, const std::vector<Tensor>& inputs,
                         std::vector<Tensor>& outputs, double side) {
     const ir::Node& node = graph_.nodes()[n];
+    if ((node.op == ir::OpKind::Eq || node.op == ir::OpKind::Ne) && inputs.size() == 2) {
+      move_equality(n, inputs, outputs, side);
+      return;
+    }
     std::vector<Tensor> detached;
     for (const Tensor& t : inputs) detached.push_back(t.defined() ? t.detach() : t);
     std::vector<Tensor> moved =
@@ -596,6 +601,56 @@ class Model {
       }
     }
     outputs = std::move(moved);
+  }
+
+  // The graph outputs computed from the indices of a sort, argsort or topk whose order the
+  // decision runs moved. The two runs try two orders of each group of ties, all groups at once;
+  // a path may pick any order in each group, and what a consumer makes of indices used as
+  // values (another topk of them) can then differ from both runs where they agree (campaign
+  // seed 1207: topk of the indices of a topk over tied floats).
+  std::vector<std::size_t> outputs_reached_by_undecided_order() const {
+    std::set<ir::ValueId> tainted;
+    for (std::size_t n = 0; n < graph_.nodes().size(); ++n) {
+      const ir::Node& node = graph_.nodes()[n];
+      const bool order = node.op == ir::OpKind::Sort || node.op == ir::OpKind::Argsort ||
+                         node.op == ir::OpKind::Topk;
+      if (order && moved_.count(n) > 0) {
+        tainted.insert(node.outputs.back());  // the indices
+        continue;
+      }
+      const bool reads_tainted = std::any_of(node.inputs.begin(), node.inputs.end(),
+                                             [&](ir::ValueId id) { return tainted.count(id) > 0; });
+      if (reads_tainted) tainted.insert(node.outputs.begin(), node.outputs.end());
+    }
+    std::vector<std::size_t> reached;
+    for (std::size_t k = 0; k < graph_.outputs().size(); ++k) {
+      if (tainted.count(graph_.outputs()[k]) > 0) reached.push_back(k);
+    }
+    return reached;
+  }
+
+  // eq, ne: moving the inputs apart or across never makes them equal, yet a path can round two
+  // values that differ in float64 to the same float (two bfloat16 results of different
+  // functions). Elements whose inputs lie within their margins of each other are equal on one
+  // side and unequal on the other, so either reading is honest there.
+  void move_equality(std::size_t n, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                     double side) {
+    const ir::Node& node = graph_.nodes()[n];
+    if (outputs.size() != 1 || !inputs[0].defined() || !inputs[1].defined()) return;
+    const auto margin = [&](std::size_t i) {
+      const Tensor x = inputs[i].detach().to(Dtype::Float64);
+      std::vector<double> d = delta(node.inputs[i]);
+      if (d.size() != static_cast<std::size_t>(x.numel())) d.assign(x.numel(), 0.0);
+      return std::make_pair(x, from_blob(d.data(), x.sizes(), Dtype::Float64).clone());
+    };
+    const auto [a, da] = margin(0);
+    const auto [b, db] = margin(1);
+    const Tensor undecided = le(abs(sub(a, b)), add(da, db));
+    Tensor equal = where(undecided, full_like(undecided, side > 0 ? 1.0 : 0.0), eq(a, b));
+    if (node.op == ir::OpKind::Ne) equal = logical_not(equal);
+    const Tensor moved = equal.to(outputs[0].dtype());
+    if (!same_values(moved, outputs[0])) moved_.insert(n);
+    outputs[0] = moved;
   }
 
   // A kink keeps its forward value; its derivative is taken at the moved input, so the

@@ -64,6 +64,15 @@ constexpr KnownBug kKnownBugs[] = {
      "LibTorch 1.13's optimize_for_inference fuses conv2d + hardswish into oneDNN with wrong "
      "values (corpus bug-ofi-conv2d-hardswish)",
      "hardswish"},
+    {"torchscript", "has dtype bool, expected int64",
+     "TorchScript's peephole pass removes x + 0 on a bool tensor, which eager promotes to int64 "
+     "(corpus bug-torchscript-add-zero-bool-peephole)",
+     "add_scalar"},
+    {"torchscript", "modified by an inplace operation",
+     "TorchScript's differentiable graph saves leaky_relu's output, which the program then "
+     "writes in place; eager saves the input (corpus "
+     "bug-torchscript-leaky-relu-output-saved-then-written)",
+     "leaky_relu"},
 };
 
 bool has_op(const ir::Graph& graph, const char* op) {

@@ -50,6 +50,9 @@ struct RoundingModel {
   std::vector<std::vector<double>> value_error;
   // Decision nodes whose decision the decision runs moved on at least one element.
   std::vector<std::size_t> moved_decisions;
+  // Graph outputs (by position) computed from the indices of a sort, argsort or topk whose
+  // order is undecided: not judged at all (two runs cannot span every order of every group).
+  std::vector<std::size_t> undecided_outputs;
   // Why no model could be built (the engine refused the case); empty when it was.
   std::string failure;
 
