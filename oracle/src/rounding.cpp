@@ -768,7 +768,7 @@ class Model {
     std::int64_t inner = 1;
     for (std::size_t i = static_cast<std::size_t>(dim) + 1; i < shape.size(); ++i)
       inner *= shape[i];
-    const std::int64_t outer = size == 0 ? 0 : inputs[0].numel() / (size * inner);
+    const std::int64_t outer = size == 0 || inner == 0 ? 0 : inputs[0].numel() / (size * inner);
     const std::int64_t kept =
         outputs[slot].dim() == 0 ? 1 : outputs[slot].size(rank == 0 ? 0 : dim);
     const std::vector<double> x = inputs[0].to_vector<double>();

@@ -198,6 +198,9 @@ TEST(OrderOps, TopkSelectsKOfTheLineInOrder) {
   EXPECT_EQ(scalar.dim(), 0);
   EXPECT_EQ(values(scalar), (std::vector<double>{2.5}));
   EXPECT_EQ(index.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0}));
+  // Lines of no elements each (a size-0 dim after `dim`): nothing to order.
+  EXPECT_EQ(std::get<1>(topk(zeros({3, 0}), 2, 0, true)).sizes(), (Shape{2, 0}));
+  EXPECT_EQ(argsort(zeros({3, 0}), 0, false, false).sizes(), (Shape{3, 0}));
   expect_error([&] { topk(x, 5, 1, true); }, "selected index k out of range");
   expect_error([&] { topk(x, -1, 1, true); }, "selected index k out of range");
 }

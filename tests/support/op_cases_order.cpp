@@ -147,6 +147,7 @@ bool sorting(Sweep& s, OpKind op) {
       add("rank0", {in("x", v.distinct({}))}, attrs().set("dim", 0));
       add("size0", {in("x", v.uniform({2, 0}))}, attrs());
       add("size1_line", {in("x", v.distinct({3, 1}))}, attrs().set("dim", 1));
+      add("size0_after_dim", {in("x", v.uniform({3, 0}))}, attrs().set("dim", 0));
       s.add_constant("int64", {in("x", distinct_ints({3, 5}))}, attrs().set("descending", true));
       // Ties keep their order only with stable=True (without it PyTorch promises none).
       const auto ties = [&](const std::string& what, Attributes a) {
@@ -166,6 +167,7 @@ bool sorting(Sweep& s, OpKind op) {
             attrs().set("k", 3).set("dim", 0).set("largest", false));
       s.add("all_of_the_line", {in("x", v.distinct({2, 3, 4}))}, attrs().set("k", 3).set("dim", 1));
       s.add("k0", {in("x", v.distinct({3, 4}))}, attrs().set("k", 0));
+      s.add("size0_after_dim", {in("x", v.uniform({3, 0}))}, attrs().set("k", 2).set("dim", 0));
       s.add("rank0", {in("x", v.distinct({}))}, attrs().set("k", 1));
       s.add("rank0_k0", {in("x", v.distinct({}))}, attrs().set("k", 0));
       s.add_constant("int64", {in("x", distinct_ints({3, 6}))}, attrs().set("k", 4));

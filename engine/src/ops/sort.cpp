@@ -31,7 +31,7 @@ Tensor order_indices(const Tensor& x0, std::int64_t d, bool descending, std::int
   const std::int64_t kept = x.dim() == 0 || keep < 0 ? size : keep;
   std::int64_t inner = 1;
   for (std::size_t i = static_cast<std::size_t>(d) + 1; i < shape.size(); ++i) inner *= shape[i];
-  const std::int64_t outer = size == 0 ? 0 : x.numel() / (size * inner);
+  const std::int64_t outer = size == 0 || inner == 0 ? 0 : x.numel() / (size * inner);
   Shape out_shape = x.sizes();
   if (x.dim() > 0) out_shape[static_cast<std::size_t>(d)] = kept;
   Tensor out = empty(out_shape, dtype(Dtype::Int64));
