@@ -11,6 +11,7 @@
 #include <string>
 
 #include "weft/autograd/hooks.h"
+#include "weft/ir/op_schema.h"
 #include "weft/ops.h"
 #include "weft/random.h"
 
@@ -609,18 +610,21 @@ class Model {
   // values (another topk of them) can then differ from both runs where they agree (campaign
   // seed 1207: topk of the indices of a topk over tied floats).
   std::vector<std::size_t> outputs_reached_by_undecided_order() const {
-    std::set<ir::ValueId> tainted;
+    // The indices themselves are judged element by element (the decision runs differ on every
+    // tied position); only what is computed from them is left out.
+    std::set<ir::ValueId> undecided_indices, tainted;
+    const auto reads = [](const ir::Node& node, const std::set<ir::ValueId>& values) {
+      return std::any_of(node.inputs.begin(), node.inputs.end(),
+                         [&](ir::ValueId id) { return values.count(id) > 0; });
+    };
     for (std::size_t n = 0; n < graph_.nodes().size(); ++n) {
       const ir::Node& node = graph_.nodes()[n];
+      if (reads(node, undecided_indices) || reads(node, tainted)) {
+        tainted.insert(node.outputs.begin(), node.outputs.end());
+      }
       const bool order = node.op == ir::OpKind::Sort || node.op == ir::OpKind::Argsort ||
                          node.op == ir::OpKind::Topk;
-      if (order && moved_.count(n) > 0) {
-        tainted.insert(node.outputs.back());  // the indices
-        continue;
-      }
-      const bool reads_tainted = std::any_of(node.inputs.begin(), node.inputs.end(),
-                                             [&](ir::ValueId id) { return tainted.count(id) > 0; });
-      if (reads_tainted) tainted.insert(node.outputs.begin(), node.outputs.end());
+      if (order && moved_.count(n) > 0) undecided_indices.insert(node.outputs.back());
     }
     std::vector<std::size_t> reached;
     for (std::size_t k = 0; k < graph_.outputs().size(); ++k) {
@@ -754,64 +758,54 @@ class Model {
   // judged, nor is anything computed from it; topk then keeps the first k.
   void move_order(std::size_t n, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
                   double side) {
-    const ir::Node& node = graph_.nodes()[n];
+    ir::Node node = graph_.nodes()[n];
+    node.attrs = ir::with_defaults(node.op, node.attrs);  // dim -1 when the graph leaves it out
     const std::size_t slot = outputs.size() == 2 ? 1 : 0;
     if (inputs.empty() || !inputs[0].defined() || slot >= outputs.size()) return;
-    const auto rank = static_cast<std::int64_t>(inputs[0].dim());
-    std::int64_t dim = node.attrs.get_int("dim", -1);
-    if (dim < 0) dim += std::max<std::int64_t>(rank, 1);
-    const Shape shape = rank == 0 ? Shape{1} : inputs[0].sizes();
-    if (dim < 0 || dim >= static_cast<std::int64_t>(shape.size())) return;
-    const bool descending = node.op == ir::OpKind::Topk ? node.attrs.get_bool("largest", true)
-                                                        : node.attrs.get_bool("descending", false);
-    const std::int64_t size = shape[static_cast<std::size_t>(dim)];
-    std::int64_t inner = 1;
-    for (std::size_t i = static_cast<std::size_t>(dim) + 1; i < shape.size(); ++i)
-      inner *= shape[i];
-    const std::int64_t outer = size == 0 || inner == 0 ? 0 : inputs[0].numel() / (size * inner);
-    const std::int64_t kept =
-        outputs[slot].dim() == 0 ? 1 : outputs[slot].size(rank == 0 ? 0 : dim);
+    const bool descending = node.op == ir::OpKind::Topk ? node.attrs.get_bool("largest")
+                                                        : node.attrs.get_bool("descending");
+    // Line e of the input starts at lines.begin(e), of the indices at kept.begin(e).
+    const Slices lines = slices_of(node, inputs[0].sizes());
+    Slices kept = lines;
+    kept.size = inputs[0].dim() == 0 ? 1
+                                     : static_cast<std::size_t>(outputs[slot].size(
+                                           wrap_dim(node.attrs.get_int("dim"), inputs[0].dim())));
     const std::vector<double> x = inputs[0].to_vector<double>();
     const std::vector<double> d = delta(node.inputs[0]);
     std::vector<std::int64_t> index = outputs[slot].to_vector<std::int64_t>();
-    if (static_cast<std::int64_t>(index.size()) != outer * kept * inner) return;
+    if (index.size() != lines.count * kept.size) return;
     bool changed = false;
-    std::vector<std::int64_t> order(static_cast<std::size_t>(size));
-    for (std::int64_t o = 0; o < outer; ++o) {
-      for (std::int64_t i = 0; i < inner; ++i) {
-        const auto at = [&](std::int64_t j) {
-          return static_cast<std::size_t>((o * size + j) * inner + i);
-        };
-        bool has_nan = false;
-        for (std::int64_t j = 0; j < size; ++j) has_nan = has_nan || std::isnan(x[at(j)]);
-        if (has_nan) continue;
-        std::iota(order.begin(), order.end(), std::int64_t{0});
-        std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-          return descending ? x[at(a)] > x[at(b)] : x[at(a)] < x[at(b)];
-        });
-        // Groups of neighbours in sorted order that rounding could swap.
-        std::size_t begin = 0;
-        while (begin < order.size()) {
-          std::size_t end = begin + 1;
-          while (end < order.size()) {
-            const std::size_t p = at(order[end - 1]), q = at(order[end]);
-            const double move = (p < d.size() ? d[p] : 0.0) + (q < d.size() ? d[q] : 0.0);
-            if (std::abs(x[p] - x[q]) > move) break;
-            ++end;
-          }
-          const auto first = order.begin() + static_cast<std::ptrdiff_t>(begin);
-          const auto last = order.begin() + static_cast<std::ptrdiff_t>(end);
-          std::sort(first, last);
-          if (side > 0 && end - begin > 1) std::rotate(first, first + 1, last);
-          begin = end;
+    std::vector<std::size_t> order(lines.size);
+    for (std::size_t e = 0; e < lines.count; ++e) {
+      const auto at = [&](std::size_t j) { return lines.begin(e) + j * lines.inner; };
+      bool has_nan = false;
+      for (std::size_t j = 0; j < lines.size; ++j) has_nan = has_nan || std::isnan(x[at(j)]);
+      if (has_nan) continue;
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return descending ? x[at(a)] > x[at(b)] : x[at(a)] < x[at(b)];
+      });
+      // Groups of neighbours in sorted order that rounding could swap.
+      std::size_t begin = 0;
+      while (begin < order.size()) {
+        std::size_t end = begin + 1;
+        while (end < order.size()) {
+          const std::size_t p = at(order[end - 1]), q = at(order[end]);
+          const double move = (p < d.size() ? d[p] : 0.0) + (q < d.size() ? d[q] : 0.0);
+          if (std::abs(x[p] - x[q]) > move) break;
+          ++end;
         }
-        for (std::int64_t j = 0; j < kept; ++j) {
-          std::int64_t& slot_index = index[static_cast<std::size_t>((o * kept + j) * inner + i)];
-          if (slot_index != order[static_cast<std::size_t>(j)]) {
-            slot_index = order[static_cast<std::size_t>(j)];
-            changed = true;
-          }
-        }
+        const auto first = order.begin() + static_cast<std::ptrdiff_t>(begin);
+        const auto last = order.begin() + static_cast<std::ptrdiff_t>(end);
+        std::sort(first, last);
+        if (side > 0 && end - begin > 1) std::rotate(first, first + 1, last);
+        begin = end;
+      }
+      for (std::size_t j = 0; j < kept.size; ++j) {
+        std::int64_t& slot_index = index[kept.begin(e) + j * kept.inner];
+        const auto picked = static_cast<std::int64_t>(order[j]);
+        changed = changed || slot_index != picked;
+        slot_index = picked;
       }
     }
     if (!changed) return;
@@ -820,7 +814,9 @@ class Model {
         from_blob(index.data(), outputs[slot].sizes(), Dtype::Int64).to(outputs[slot].dtype());
     outputs[slot] = moved;
     // The values follow their indices (a gather, so the gradient follows them too).
-    if (slot == 1) outputs[0] = gather(inputs[0], rank == 0 ? 0 : dim, moved);
+    if (slot == 1) {
+      outputs[0] = gather(inputs[0], inputs[0].dim() == 0 ? 0 : node.attrs.get_int("dim"), moved);
+    }
   }
 
   const ir::Graph& graph_;

@@ -849,6 +849,38 @@ TEST(JudgeRounding, AFloorWithinRoundingOfAnIntegerIsNotJudgedOthersAre) {
   EXPECT_TRUE(judge(g, results, rules).bug());
 }
 
+// topk of int64 values {1, 0, 1, 2}, k = 2: the second place is a tie (either index is honest,
+// and the position is not judged at all), the first is decided (index 3, the 2), and a value
+// computed from the undecided indices (their sum) is not judged.
+TEST(JudgeRounding, TopkTiesAreUndecidedOtherIndicesAreJudged) {
+  Graph g;
+  const auto x = g.add_input("x", {Dtype::Int64, {4}});
+  const auto top = g.add_node(OpKind::Topk, {x}, ir::Attributes().set("k", 2),
+                              {{Dtype::Int64, {2}}, {Dtype::Int64, {2}}});
+  g.mark_output(top[1]);
+  g.mark_output(g.add_node(OpKind::Sum, {top[1]}, ir::Attributes(), {{Dtype::Int64, {}}})[0]);
+  TensorMap values{{"x", tensor(std::vector<std::int64_t>{1, 0, 1, 2}, {4})}};
+  const std::vector<Tensor> cotangents = ir::random_cotangents(g, 1);
+  std::vector<BackendResult> results = {run_engine(g, values, cotangents, true),
+                                        run_engine(g, values, cotangents, false),
+                                        run_engine(g, values, cotangents, false)};
+  ASSERT_EQ(results[2].outcome, Outcome::Ok) << results[2].message;
+  results[2].backend = "torch";
+  const JudgeOptions rules = with_case_rules({}, g, values, cotangents);
+  ASSERT_NE(rules.rounding, nullptr);
+  EXPECT_EQ(rules.rounding->undecided_outputs, (std::vector<std::size_t>{1}));
+  const auto answer = [&](std::vector<std::int64_t> indices, std::int64_t sum) {
+    for (CallResult& call : results[2].calls) {
+      call.outputs = {tensor(indices, {2}),
+                      scalar_tensor(static_cast<double>(sum), dtype(Dtype::Int64))};
+    }
+    EXPECT_EQ(results[2].calls.size(), results[0].calls.size());
+    return judge(g, results, rules);
+  };
+  EXPECT_FALSE(answer({3, 2}, 99).bug()) << describe(answer({3, 2}, 99));
+  EXPECT_TRUE(answer({0, 3}, 3).bug());
+}
+
 }  // namespace
 }  // namespace weft::oracle
 

@@ -108,20 +108,24 @@ Tensor bitwise_xor(const Tensor& a, const Tensor& b) {
 }
 Tensor bitwise_not(const Tensor& a) {
   WEFT_TRACE_OP(BitwiseNot, (a), ir::Attributes(), bitwise_not(a));
-  if (a.dtype() == Dtype::Bool) {
-    return kernels::map_unary<bool, bool>(a, Dtype::Bool, [](bool v) { return !v; });
-  }
   if (a.is_floating_point()) {
     throw Error(std::string("\"bitwise_not_cpu\" not implemented for '") + dtype_name(a.dtype()) +
                 "'");
   }
   return kernels::dispatch(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, bool>) {
-      throw Error("bitwise_not: unreachable type");
+    if constexpr (std::is_floating_point_v<T>) {
+      throw Error("bitwise_not: unreachable floating type");
       return Tensor();
     } else {
-      return kernels::map_unary<T, T>(a, a.dtype(), [](T v) { return static_cast<T>(~v); });
+      // bool's complement is logical not (~ would promote it to int), an integer's ~.
+      return kernels::map_unary<T, T>(a, a.dtype(), [](T v) {
+        if constexpr (std::is_same_v<T, bool>) {
+          return !v;
+        } else {
+          return static_cast<T>(~v);
+        }
+      });
     }
   });
 }
