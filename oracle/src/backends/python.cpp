@@ -438,13 +438,23 @@ class PythonBackend final : public Backend {
     if (line.empty()) {
       int status = 0;
       std::string how = "closed its output";
+      bool signaled = false;
       if (::waitpid(pid_, &status, 0) == pid_) {
-        how = WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
-                                  : "exited with status " + std::to_string(WEXITSTATUS(status));
+        signaled = WIFSIGNALED(status);
+        if (signaled) {
+          const char* name = sigabbrev_np(WTERMSIG(status));
+          how = "was killed by signal " + (name != nullptr ? "SIG" + std::string(name) : "?") +
+                " (" + std::to_string(WTERMSIG(status)) + ")";
+        } else {
+          how = "exited with status " + std::to_string(WEXITSTATUS(status));
+        }
       }
       pid_ = -1;
       stop();
-      throw Error("python: the interpreter " + how + " (its stderr is the worker's)");
+      const std::string message =
+          "python: the interpreter " + how + " (its stderr is the worker's)";
+      if (signaled) throw ProcessCrashed(message);
+      throw Error(message);
     }
     return nlohmann::json::parse(line);
   }

@@ -334,6 +334,9 @@ BackendResult run_backend(Backend& backend, const ir::Graph& graph, const ir::Te
       result.calls.back().shape_set = static_cast<int>(set);
     }
     result.phase.clear();
+  } catch (const ProcessCrashed& e) {
+    result.outcome = Outcome::Crash;
+    result.message = first_line(e.what());
   } catch (const std::bad_alloc&) {
     result.outcome = Outcome::OutOfMemory;
     result.message = "out of memory (std::bad_alloc)";

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "weft/error.h"
 #include "weft/ir/execute.h"
 #include "weft/ir/graph.h"
 #include "weft/tensor.h"
@@ -27,6 +28,14 @@ namespace weft::oracle {
 // (the process died, hung or hit its memory cap); a backend in-process only ever reports Ok,
 // Exception or Unavailable.
 enum class Outcome { Ok, Exception, Crash, Timeout, OutOfMemory, Unavailable };
+
+// Thrown by a backend whose own child process (the Python interpreter of the torch2 paths)
+// died by a signal: the run's outcome is a Crash, as if the worker itself had died, not an
+// Exception (a SIGSEGV of PyTorch is a crash whichever process it kills).
+class ProcessCrashed : public Error {
+ public:
+  using Error::Error;
+};
 
 std::string_view outcome_name(Outcome outcome);    // "ok", "exception", "crash", ...
 Outcome outcome_from_name(std::string_view name);  // throws weft::Error for unknown names
