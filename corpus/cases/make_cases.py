@@ -192,6 +192,18 @@ def main():
             "the engine's stable order says row 1, and the judge took no decision for integer "
             "inputs (OracleAgreement.RandomModelsOnEveryDefaultBackend, seed 14, 12 nodes)")
 
+    # Real: pdist's backward divides by the number of rows to size its parallel grain, so an
+    # input with no rows (the forward returns an empty result) kills the process.
+    c = Case()
+    x = c.leaf("input", "x", "float32", [0, 3], [])
+    c.outputs = [c.node("pdist", [x], [("float32", [0])], p=2.0)]
+    c.write("bug-eager-pdist-backward-zero-rows",
+            {"bug": True, "symptom": "crash", "backend": "torch", "op": "pdist"},
+            "LibTorch 1.13 and PyTorch 2.x: the backward of pdist on a [0, 3] input kills the "
+            "process (GRAIN_SIZE / (8 * n * n) with n = 0; SIGFPE or SIGSEGV), the forward "
+            "returns an empty result; known upstream as pytorch/pytorch#197099 (open), found "
+            "independently by the op sweep's pdist/no_rows case")
+
 
 if __name__ == "__main__":
     sys.exit(main())

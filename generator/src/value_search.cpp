@@ -763,6 +763,11 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::AvgPool1d:
     case OpKind::AvgPool2d:
     case OpKind::AdaptiveAvgPool2d:
+    case OpKind::MaxPool3d:
+    case OpKind::AvgPool3d:
+    case OpKind::AdaptiveAvgPool3d:
+    case OpKind::Cdist:
+    case OpKind::Pdist:
     case OpKind::LayerNorm:
     case OpKind::GroupNorm:
     case OpKind::InstanceNorm:

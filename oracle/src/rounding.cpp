@@ -90,6 +90,11 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
     case ir::OpKind::Relu6:
     case ir::OpKind::Selu:
     case ir::OpKind::Softshrink:
+    // A zero distance passes no gradient, and p = 1 takes the sign of each difference: a
+    // rounding moves both (and PyTorch's p = 2 by matrix product, above 25 rows, puts a
+    // rounding error where the distance is 0).
+    case ir::OpKind::Cdist:
+    case ir::OpKind::Pdist:
       return Decision::Kink;
     default:
       return Decision::None;
@@ -115,11 +120,15 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::Bmm:
     case ir::OpKind::Linear:
     case ir::OpKind::Addmm:
+    case ir::OpKind::Cdist:
+    case ir::OpKind::Pdist:
     case ir::OpKind::Conv1d:
     case ir::OpKind::Conv2d:
     case ir::OpKind::AvgPool1d:
     case ir::OpKind::AvgPool2d:
     case ir::OpKind::AdaptiveAvgPool2d:
+    case ir::OpKind::AvgPool3d:
+    case ir::OpKind::AdaptiveAvgPool3d:
     case ir::OpKind::BatchNorm:
     case ir::OpKind::LayerNorm:
     case ir::OpKind::GroupNorm:
@@ -155,6 +164,7 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Topk:
     case ir::OpKind::MaxPool1d:
     case ir::OpKind::MaxPool2d:
+    case ir::OpKind::MaxPool3d:
     case ir::OpKind::Where:
     case ir::OpKind::Floor:
     case ir::OpKind::Ceil:

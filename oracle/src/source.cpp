@@ -595,6 +595,10 @@ class Emitter {
         return call("torch." + op, {x, int_literal(a.get_int("dim"))});
       case OpKind::Linear:
         return call2("torch.linear", "F.linear", {in[0], in[1], optional_input(in, 2)});
+      case OpKind::Cdist:
+        return call("torch.cdist", {in[0], in[1], float_literal(a.get_float("p"))});
+      case OpKind::Pdist:
+        return call2("torch.pdist", "F.pdist", {x, float_literal(a.get_float("p"))});
       case OpKind::Addmm:
         return call("torch.addmm",
                     {in[0], in[1], in[2], "beta=" + multiplier_literal(a.get_float("beta")),
@@ -607,6 +611,7 @@ class Emitter {
                      int_literal(a.get_int("groups"))});
       case OpKind::MaxPool1d:
       case OpKind::MaxPool2d:
+      case OpKind::MaxPool3d:
         // An empty stride means stride = kernel_size.
         return call("torch." + op,
                     {x, spatial(a.get_ints("kernel_size")), spatial(a.get_ints("stride")),
@@ -614,14 +619,14 @@ class Emitter {
                      bool_literal(a.get_bool("ceil_mode"))});
       case OpKind::AvgPool1d:
       case OpKind::AvgPool2d:
-        return call2("torch." + op,
-                     node.op == OpKind::AvgPool1d ? "torch.avg_pool1d" : "F.avg_pool2d",
+      case OpKind::AvgPool3d:
+        return call2("torch." + op, node.op == OpKind::AvgPool1d ? "torch.avg_pool1d" : "F." + op,
                      {x, spatial(a.get_ints("kernel_size")), spatial(a.get_ints("stride")),
                       spatial(a.get_ints("padding")), bool_literal(a.get_bool("ceil_mode")),
                       bool_literal(a.get_bool("count_include_pad"))});
       case OpKind::AdaptiveAvgPool2d:
-        return call2("torch.adaptive_avg_pool2d", "F.adaptive_avg_pool2d",
-                     {x, ints_literal(a.get_ints("output_size"))});
+      case OpKind::AdaptiveAvgPool3d:
+        return call2("torch." + op, "F." + op, {x, ints_literal(a.get_ints("output_size"))});
       case OpKind::BatchNorm: {
         // IR order: input, weight, bias[, running_mean, running_var]. Running stats are
         // detached copies: ATen updates them in place in training mode and gives them no

@@ -554,6 +554,10 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::bmm(in[0], in[1]));
     case OpKind::Linear:
       return one(at::linear(in[0], in[1], optional_input(in, 2)));
+    case OpKind::Cdist:
+      return one(at::cdist(in[0], in[1], a.get_float("p", 2.0)));
+    case OpKind::Pdist:
+      return one(at::pdist(in[0], a.get_float("p", 2.0)));
     case OpKind::Addmm:
       return one(at::addmm(in[0], in[1], in[2], multiplier(a.get_float("beta", 1.0)),
                            multiplier(a.get_float("alpha", 1.0))));
@@ -572,7 +576,8 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
           at::conv2d(in[0], in[1], optional_input(in, 2), stride, padding, dilation, groups));
     }
     case OpKind::MaxPool1d:
-    case OpKind::MaxPool2d: {
+    case OpKind::MaxPool2d:
+    case OpKind::MaxPool3d: {
       const auto kernel = a.get_ints("kernel_size");
       const auto stride = a.get_ints("stride", {});  // empty: stride = kernel_size
       const auto padding = a.get_ints("padding", {0});
@@ -581,10 +586,14 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       if (node.op == OpKind::MaxPool1d) {
         return one(at::max_pool1d(in[0], kernel, stride, padding, dilation, ceil_mode));
       }
+      if (node.op == OpKind::MaxPool3d) {
+        return one(at::max_pool3d(in[0], kernel, stride, padding, dilation, ceil_mode));
+      }
       return one(at::max_pool2d(in[0], kernel, stride, padding, dilation, ceil_mode));
     }
     case OpKind::AvgPool1d:
-    case OpKind::AvgPool2d: {
+    case OpKind::AvgPool2d:
+    case OpKind::AvgPool3d: {
       const auto kernel = a.get_ints("kernel_size");
       const auto stride = a.get_ints("stride", {});
       const auto padding = a.get_ints("padding", {0});
@@ -593,10 +602,15 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       if (node.op == OpKind::AvgPool1d) {
         return one(at::avg_pool1d(in[0], kernel, stride, padding, ceil_mode, include_pad));
       }
+      if (node.op == OpKind::AvgPool3d) {
+        return one(at::avg_pool3d(in[0], kernel, stride, padding, ceil_mode, include_pad));
+      }
       return one(at::avg_pool2d(in[0], kernel, stride, padding, ceil_mode, include_pad));
     }
     case OpKind::AdaptiveAvgPool2d:
       return one(at::adaptive_avg_pool2d(in[0], a.get_ints("output_size")));
+    case OpKind::AdaptiveAvgPool3d:
+      return one(at::adaptive_avg_pool3d(in[0], a.get_ints("output_size")));
     case OpKind::BatchNorm: {
       // IR order: input, weight, bias[, running_mean, running_var]. Running stats are detached
       // copies: ATen updates them in place in training mode and gives them no gradient.

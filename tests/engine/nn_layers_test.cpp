@@ -381,6 +381,12 @@ TEST(NnLayers, PoolingOutputShapes) {
             (Shape{2, 3, 7, 3}));
   EXPECT_EQ(shape_of(nn::AdaptiveAvgPool2d(1)(x)), (Shape{2, 3, 1, 1}));
   EXPECT_EQ(shape_of(nn::AdaptiveAvgPool2d({3, 5})(x)), (Shape{2, 3, 3, 5}));
+  const Tensor volume = random_tensor({2, 3, 4, 6, 5}, 25).to(Dtype::Float32);
+  EXPECT_EQ(shape_of(nn::MaxPool3d(2)(volume)), (Shape{2, 3, 2, 3, 2}));
+  EXPECT_EQ(
+      shape_of(nn::AvgPool3d(nn::AvgPool3dOptions({1, 3, 2}).stride(1).padding({0, 1, 1}))(volume)),
+      (Shape{2, 3, 4, 6, 6}));
+  EXPECT_EQ(shape_of(nn::AdaptiveAvgPool3d({1, 2, 3})(volume)), (Shape{2, 3, 1, 2, 3}));
   const Tensor seq = random_tensor({2, 3, 10}, 24).to(Dtype::Float32);
   EXPECT_EQ(shape_of(nn::MaxPool1d(3)(seq)), (Shape{2, 3, 3}));
   EXPECT_EQ(shape_of(nn::AvgPool1d(nn::AvgPool1dOptions(4).stride(2).padding(2))(seq)),

@@ -309,6 +309,26 @@ TEST(NnLayersVsTorch, AdaptiveAvgPool2dMatchesTorchModule) {
   }
 }
 
+TEST(NnLayersVsTorch, Pool3dLayersMatchTorchModules) {
+  {
+    nn::MaxPool3d pool(nn::MaxPool3dOptions({2, 3, 2}).stride(2).padding(1).dilation({1, 1, 2}));
+    tnn::MaxPool3d ref(tnn::MaxPool3dOptions({2, 3, 2}).stride(2).padding(1).dilation({1, 1, 2}));
+    expect_matches(pool, ref, input_of({2, 2, 5, 6, 7}));
+  }
+  {
+    nn::AvgPool3d pool(
+        nn::AvgPool3dOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(false));
+    tnn::AvgPool3d ref(
+        tnn::AvgPool3dOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(false));
+    expect_matches(pool, ref, input_of({1, 2, 6, 5, 7}));
+  }
+  {
+    nn::AdaptiveAvgPool3d pool({3, 1, 2});
+    tnn::AdaptiveAvgPool3d ref(tnn::AdaptiveAvgPool3dOptions({3, 1, 2}));
+    expect_matches(pool, ref, input_of({2, 7, 5, 4}));
+  }
+}
+
 TEST(NnLayersVsTorch, FlattenAndUnflattenMatchTorchModule) {
   {
     nn::Flatten flatten;

@@ -565,6 +565,8 @@ std::vector<OpCase> every_op_cases() {
         b.op(OpKind::Linear, {b.input("x", random({2, 3}, 29)), b.param("w", random({4, 3}, 30)),
                               b.param("b", random({4}, 31))}));
   });
+  binary(OpKind::Cdist, random({2, 3, 4}, 143), random({5, 4}, 144), Attributes().set("p", 1.5));
+  on(OpKind::Pdist, random({4, 3}, 145), Attributes().set("p", 3.0));
   add("addmm", [](Builder& b) {
     b.output(b.op(OpKind::Addmm,
                   {b.input("s", random({4}, 32)), b.input("m1", random({2, 3}, 33)),
@@ -600,6 +602,16 @@ std::vector<OpCase> every_op_cases() {
   on(OpKind::AvgPool2d, x1265, Attributes().set("kernel_size", Ints{2, 3}).set("ceil_mode", true));
   on(OpKind::AdaptiveAvgPool2d, random({1, 2, 5, 7}, 42),
      Attributes().set("output_size", Ints{2, 3}));
+  const Tensor x13456 = random({1, 3, 4, 5, 6}, 142);
+  on(OpKind::MaxPool3d, x13456,
+     Attributes().set("kernel_size", Ints{2, 3, 2}).set("padding", Ints{1}).set("ceil_mode", true));
+  on(OpKind::AvgPool3d, x13456,
+     Attributes()
+         .set("kernel_size", Ints{3})
+         .set("stride", Ints{2})
+         .set("padding", Ints{1})
+         .set("count_include_pad", false));
+  on(OpKind::AdaptiveAvgPool3d, x13456, Attributes().set("output_size", Ints{3, 2, 4}));
 
   // normalization, dropout, embedding
   for (int inputs : {3, 5}) {

@@ -220,5 +220,10 @@ bool order_cases(Sweep& s, ir::OpKind op);
 // The cases of group_norm, instance_norm, scatter_add, scatter_reduce, index_add and
 // masked_fill (op_cases_accumulate.cpp); false for other ops.
 bool accumulate_cases(Sweep& s, ir::OpKind op);
+// The cases of max_pool3d, avg_pool3d and adaptive_avg_pool3d (op_cases_pool3d.cpp); false
+// for other ops.
+bool pool3d_cases(Sweep& s, ir::OpKind op);
+// The cases of cdist and pdist (op_cases_distance.cpp); false for other ops.
+bool distance_cases(Sweep& s, ir::OpKind op);
 
 }  // namespace weft::testing::sweep

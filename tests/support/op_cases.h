@@ -44,6 +44,10 @@ struct OpCase {
   // Non-empty when the engine refused to run the case while building it (its message); the
   // graph then has no node. Every case is one PyTorch accepts, so this is an engine bug.
   std::string engine_error;
+  // Non-empty when LibTorch kills the process on this case (a known PyTorch bug; the text says
+  // which, and names the corpus case that replays it through the worker pool, where a crash is
+  // data). Tests that run LibTorch in-process skip the case; engine tests still run it.
+  std::string torch_crash;
 };
 
 // The cases of `op`, floating leaves in `float_dtype` (Float32 or Float64). The same op gives
@@ -52,7 +56,6 @@ std::vector<OpCase> op_cases(ir::OpKind op, Dtype float_dtype);
 
 // The ops of ir::kAllOps for which op_cases returns nothing.
 std::vector<ir::OpKind> ops_without_cases();
-
 
 // A stable 64-bit hash of a label (FNV-1a), for per-case seeds.
 std::uint64_t label_seed(const std::string& label);

@@ -181,6 +181,12 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor
               IntList stride = {1}, IntList padding = {0}, IntList dilation = {1},
               std::int64_t groups = 1);
 
+// ---- pairwise p-norm distances (ops/distance.cpp) ----
+// cdist: x1 [..., P, M], x2 [..., R, M] (batch dims broadcast) -> [..., P, R].
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0);
+// pdist: x [N, M] -> the N (N - 1) / 2 distances of rows i < j, in row-major order.
+Tensor pdist(const Tensor& x, double p = 2.0);
+
 // ---- pooling (ops/pool.cpp); an empty stride means stride = kernel_size ----
 Tensor max_pool1d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
                   IntList dilation = {1}, bool ceil_mode = false);
@@ -191,6 +197,12 @@ Tensor avg_pool1d(const Tensor& x, IntList kernel_size, IntList stride = {}, Int
 Tensor avg_pool2d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true);
 Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size);
+// 3-D pools over [N, C, T, H, W] or [C, T, H, W] (ops/pool3d.cpp).
+Tensor max_pool3d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
+                  IntList dilation = {1}, bool ceil_mode = false);
+Tensor avg_pool3d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true);
+Tensor adaptive_avg_pool3d(const Tensor& x, IntList output_size);
 
 // ---- normalization, dropout, embedding (ops/norm.cpp) ----
 // In training mode, running_mean/var (when defined) are updated in place like PyTorch's.

@@ -282,6 +282,10 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(linear(in[0], in[1], optional_input(in, 2)));
     case OpKind::Addmm:
       return one(addmm(in[0], in[1], in[2], a.get_float("beta", 1.0), a.get_float("alpha", 1.0)));
+    case OpKind::Cdist:
+      return one(cdist(in[0], in[1], a.get_float("p", 2.0)));
+    case OpKind::Pdist:
+      return one(pdist(in[0], a.get_float("p", 2.0)));
     case OpKind::Conv1d:
     case OpKind::Conv2d: {
       const auto stride = a.get_ints("stride", {1});
@@ -294,7 +298,8 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(conv2d(in[0], in[1], optional_input(in, 2), stride, padding, dilation, groups));
     }
     case OpKind::MaxPool1d:
-    case OpKind::MaxPool2d: {
+    case OpKind::MaxPool2d:
+    case OpKind::MaxPool3d: {
       const auto kernel = a.get_ints("kernel_size");
       const auto stride = a.get_ints("stride", {});
       const auto padding = a.get_ints("padding", {0});
@@ -303,10 +308,14 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       if (node.op == OpKind::MaxPool1d) {
         return one(max_pool1d(in[0], kernel, stride, padding, dilation, ceil_mode));
       }
+      if (node.op == OpKind::MaxPool3d) {
+        return one(max_pool3d(in[0], kernel, stride, padding, dilation, ceil_mode));
+      }
       return one(max_pool2d(in[0], kernel, stride, padding, dilation, ceil_mode));
     }
     case OpKind::AvgPool1d:
-    case OpKind::AvgPool2d: {
+    case OpKind::AvgPool2d:
+    case OpKind::AvgPool3d: {
       const auto kernel = a.get_ints("kernel_size");
       const auto stride = a.get_ints("stride", {});
       const auto padding = a.get_ints("padding", {0});
@@ -315,10 +324,15 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       if (node.op == OpKind::AvgPool1d) {
         return one(avg_pool1d(in[0], kernel, stride, padding, ceil_mode, include_pad));
       }
+      if (node.op == OpKind::AvgPool3d) {
+        return one(avg_pool3d(in[0], kernel, stride, padding, ceil_mode, include_pad));
+      }
       return one(avg_pool2d(in[0], kernel, stride, padding, ceil_mode, include_pad));
     }
     case OpKind::AdaptiveAvgPool2d:
       return one(adaptive_avg_pool2d(in[0], a.get_ints("output_size")));
+    case OpKind::AdaptiveAvgPool3d:
+      return one(adaptive_avg_pool3d(in[0], a.get_ints("output_size")));
     case OpKind::BatchNorm:
       // IR order: input, weight, bias[, running_mean, running_var]. The running stats are
       // cloned so that executing a graph never mutates the caller's values.

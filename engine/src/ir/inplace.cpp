@@ -49,6 +49,8 @@ bool output_free_for_writing(OpKind op) {
     case OpKind::AvgPool1d:
     case OpKind::AvgPool2d:
     case OpKind::AdaptiveAvgPool2d:
+    case OpKind::AvgPool3d:
+    case OpKind::AdaptiveAvgPool3d:
     case OpKind::Cat:
     case OpKind::Stack:
     case OpKind::Pad:

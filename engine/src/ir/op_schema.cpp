@@ -244,6 +244,10 @@ OpSchema make_schema(OpKind op) {
     case K::Addmm:
       return row(op, "matmul", {"self", "mat1", "mat2"},
                  {float_attr("beta", 1.0), float_attr("alpha", 1.0)});
+    case K::Cdist:
+      return row(op, "distance", {"x1", "x2"}, {float_attr("p", 2.0)});
+    case K::Pdist:
+      return unary(op, "distance", {float_attr("p", 2.0)});
 
     case K::Conv1d:
     case K::Conv2d:
@@ -254,17 +258,20 @@ OpSchema make_schema(OpKind op) {
 
     case K::MaxPool1d:
     case K::MaxPool2d:
+    case K::MaxPool3d:
       return unary(
           op, "pool",
           {required("kernel_size", AttrType::IntList), ints_attr("stride", {}),
            ints_attr("padding", {0}), ints_attr("dilation", {1}), bool_attr("ceil_mode", false)});
     case K::AvgPool1d:
     case K::AvgPool2d:
+    case K::AvgPool3d:
       return unary(op, "pool",
                    {required("kernel_size", AttrType::IntList), ints_attr("stride", {}),
                     ints_attr("padding", {0}), bool_attr("ceil_mode", false),
                     bool_attr("count_include_pad", true)});
     case K::AdaptiveAvgPool2d:
+    case K::AdaptiveAvgPool3d:
       return unary(op, "pool", {required("output_size", AttrType::IntList)});
 
     case K::BatchNorm:

@@ -350,11 +350,14 @@ class Validator {
         }
         break;
       }
-      case OpKind::AdaptiveAvgPool2d: {
+      case OpKind::AdaptiveAvgPool2d:
+      case OpKind::AdaptiveAvgPool3d: {
         const auto& size = attrs.get_ints("output_size");
-        if (size.size() != 2) {
+        const std::size_t want = op == OpKind::AdaptiveAvgPool2d ? 2 : 3;
+        if (size.size() != want) {
           fail(n, attrs_field + "/output_size", where,
-               "attribute 'output_size': expected 2 sizes, got " + attr_value_to_string(size));
+               "attribute 'output_size': expected " + std::to_string(want) + " sizes, got " +
+                   attr_value_to_string(size));
         }
         break;
       }

@@ -106,6 +106,7 @@ Tensor ConvNd<D>::forward(const Tensor& input) {
 
 template class ExpandingArray<1>;
 template class ExpandingArray<2>;
+template class ExpandingArray<3>;  // 3-D pooling layers (conv stays 1-D and 2-D)
 template class ConvNd<1>;
 template class ConvNd<2>;
 

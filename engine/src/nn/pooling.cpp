@@ -1,4 +1,5 @@
-// Pooling layers: each forwards its options to the op of the same name in ops/pool.cpp.
+// Pooling layers: each forwards its options to the op of the same name in ops/pool.cpp or
+// ops/pool3d.cpp.
 #include "weft/nn/pooling.h"
 
 #include <vector>
@@ -20,8 +21,10 @@ Tensor MaxPoolNd<D>::forward(const Tensor& input) {
   const auto padding = options.padding().vec(), dilation = options.dilation().vec();
   if constexpr (D == 1) {
     return max_pool1d(input, kernel, stride, padding, dilation, options.ceil_mode());
-  } else {
+  } else if constexpr (D == 2) {
     return max_pool2d(input, kernel, stride, padding, dilation, options.ceil_mode());
+  } else {
+    return max_pool3d(input, kernel, stride, padding, dilation, options.ceil_mode());
   }
 }
 
@@ -32,8 +35,11 @@ Tensor AvgPoolNd<D>::forward(const Tensor& input) {
   if constexpr (D == 1) {
     return avg_pool1d(input, kernel, stride, padding, options.ceil_mode(),
                       options.count_include_pad());
-  } else {
+  } else if constexpr (D == 2) {
     return avg_pool2d(input, kernel, stride, padding, options.ceil_mode(),
+                      options.count_include_pad());
+  } else {
+    return avg_pool3d(input, kernel, stride, padding, options.ceil_mode(),
                       options.count_include_pad());
   }
 }
@@ -42,9 +48,15 @@ Tensor AdaptiveAvgPool2d::forward(const Tensor& input) {
   return adaptive_avg_pool2d(input, output_size.vec());
 }
 
+Tensor AdaptiveAvgPool3d::forward(const Tensor& input) {
+  return adaptive_avg_pool3d(input, output_size.vec());
+}
+
 template class MaxPoolNd<1>;
 template class MaxPoolNd<2>;
 template class AvgPoolNd<1>;
 template class AvgPoolNd<2>;
+template class MaxPoolNd<3>;
+template class AvgPoolNd<3>;
 
 }  // namespace weft::nn

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/dispatch.h"
+#include "pool_windows.h"
 #include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
@@ -21,6 +22,12 @@ namespace weft {
 namespace {
 using Grads = std::vector<Tensor>;
 using Saved = std::vector<Tensor>;
+using pool_detail::adaptive_windows;
+using pool_detail::avg_windows;
+using pool_detail::check_avg_dtype;
+using pool_detail::max_scatter;
+using pool_detail::pooled_size;
+using pool_detail::Windows;
 
 constexpr std::int64_t kPlaneGrain = 16;
 
@@ -29,25 +36,8 @@ struct Pool2d {
   bool ceil_mode;
 };
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  const std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-// PyTorch's pooling_output_shape: with ceil_mode, the last window must start inside the
-// input or the left padding.
-std::int64_t pooled_size(std::int64_t in, std::int64_t k, std::int64_t pad, std::int64_t stride,
-                         std::int64_t dilation, bool ceil_mode) {
-  std::int64_t out =
-      floor_div(in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
-}
-
 std::int64_t leading_planes(const Tensor& x) {
-  std::int64_t p = 1;
-  for (std::int64_t d = 0; d + 2 < x.dim(); ++d) p *= x.size(d);
-  return p;
+  return pool_detail::leading_planes(x, 2);
 }
 
 Shape with_last_two(const Tensor& x, std::int64_t h, std::int64_t w) {
@@ -58,60 +48,6 @@ Shape with_last_two(const Tensor& x, std::int64_t h, std::int64_t w) {
 }
 
 // ---- max pooling ----
-
-Tensor max_scatter(const Tensor& g, const Tensor& indices, const Shape& in_shape);
-
-// out[p, o] = h[p, indices[p, o]]
-Tensor max_gather(const Tensor& h0, const Tensor& indices, const Shape& out_shape) {
-  const Tensor h = h0.contiguous();
-  const std::int64_t in_plane = h.size(-1) * h.size(-2);
-  const std::int64_t out_plane = out_shape[out_shape.size() - 1] * out_shape[out_shape.size() - 2];
-  const std::int64_t planes = leading_planes(h);
-  Tensor out = empty(out_shape, dtype(h.dtype()));
-  kernels::dispatch_floating(h.dtype(), "max_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* src = h.data<T>();
-    const std::int64_t* idx = indices.data<std::int64_t>();
-    T* dst = out.data<T>();
-    for (std::int64_t i = 0; i < planes * out_plane; ++i) {
-      dst[i] = src[(i / out_plane) * in_plane + idx[i]];
-    }
-  });
-  const Shape in_shape = h.sizes();
-  autograd::record_function("MaxPoolGatherBackward", {h0}, {out}, {indices},
-                            [in_shape](const Grads& g, const Saved& s) {
-                              return Grads{max_scatter(g[0], s[0], in_shape)};
-                            });
-  return out;
-}
-
-// dx[p, indices[p, o]] += g[p, o]
-Tensor max_scatter(const Tensor& g0, const Tensor& indices, const Shape& in_shape) {
-  const Tensor g = g0.contiguous();
-  Tensor dx = zeros(in_shape, dtype(g.dtype()));
-  const std::int64_t in_plane = in_shape[in_shape.size() - 1] * in_shape[in_shape.size() - 2];
-  const std::int64_t out_plane = g.size(-1) * g.size(-2);
-  const std::int64_t planes = leading_planes(g);
-  kernels::dispatch_floating(g.dtype(), "max_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* src = g.data<T>();
-    const std::int64_t* idx = indices.data<std::int64_t>();
-    T* dst = dx.data<T>();
-    parallel_for(0, planes, kPlaneGrain, [&](std::int64_t p0, std::int64_t p1) {
-      for (std::int64_t p = p0; p < p1; ++p) {
-        for (std::int64_t o = 0; o < out_plane; ++o) {
-          dst[p * in_plane + idx[p * out_plane + o]] += src[p * out_plane + o];
-        }
-      }
-    });
-  });
-  const Shape out_shape = g.sizes();
-  autograd::record_function("MaxPool2DWithIndicesBackwardBackward0", {g0}, {dx}, {indices},
-                            [out_shape](const Grads& gr, const Saved& s) {
-                              return Grads{max_gather(gr[0], s[0], out_shape)};
-                            });
-  return dx;
-}
 
 // x: [..., H, W] with validated parameters.
 Tensor max_pool_planes(const Tensor& x0, const Pool2d& p) {
@@ -184,45 +120,12 @@ Tensor max_pool_planes(const Tensor& x0, const Pool2d& p) {
   const Shape in_shape = x.sizes();
   autograd::record_function("MaxPool2DWithIndicesBackward0", {x0}, {out}, {indices},
                             [in_shape](const Grads& g, const Saved& s) {
-                              return Grads{max_scatter(g[0], s[0], in_shape)};
+                              return Grads{max_scatter(g[0], s[0], in_shape, 2)};
                             });
   return out;
 }
 
 // ---- average pooling ----
-
-// Per output index along one dim: the input range [start, end) and the divisor factor.
-struct Windows {
-  std::vector<std::int64_t> start, end, count;
-};
-
-Windows avg_windows(std::int64_t in, std::int64_t out, std::int64_t k, std::int64_t stride,
-                    std::int64_t pad, bool count_include_pad) {
-  Windows w;
-  for (std::int64_t o = 0; o < out; ++o) {
-    std::int64_t s = o * stride - pad;
-    std::int64_t e = std::min(s + k, in + pad);
-    const std::int64_t padded = e - s;
-    s = std::max<std::int64_t>(s, 0);
-    e = std::min(e, in);
-    w.start.push_back(s);
-    w.end.push_back(e);
-    w.count.push_back(count_include_pad ? padded : e - s);
-  }
-  return w;
-}
-
-Windows adaptive_windows(std::int64_t in, std::int64_t out) {
-  Windows w;
-  for (std::int64_t o = 0; o < out; ++o) {
-    const std::int64_t s = (o * in) / out;
-    const std::int64_t e = ((o + 1) * in + out - 1) / out;
-    w.start.push_back(s);
-    w.end.push_back(e);
-    w.count.push_back(e - s);
-  }
-  return w;
-}
 
 Tensor avg_adjoint(const Tensor& g, const Windows& wh, const Windows& ww, const Shape& in_shape,
                    const char* name);
@@ -370,13 +273,6 @@ void check_one(IntList v, const char* name, const char* arg, bool allow_empty = 
               std::to_string(v.size()) + ")");
 }
 
-void check_avg_dtype(const Tensor& x, const char* name) {
-  if (!x.is_floating_point() && x.dtype() != Dtype::Int64) {
-    throw Error(std::string("\"") + name + "\" not implemented for '" +
-                torch_scalar_type_name(x.dtype()) + "'");
-  }
-}
-
 Tensor avg_pool_2d(const Tensor& x, const Pool2d& p, bool count_include_pad, const char* name) {
   check_pool2d(x, p);
   check_avg_dtype(x, "avg_pool2d");
@@ -387,6 +283,126 @@ Tensor avg_pool_2d(const Tensor& x, const Pool2d& p, bool count_include_pad, con
                    avg_windows(W, Wo, p.kw, p.sw, p.pw, count_include_pad), name);
 }
 }  // namespace
+
+namespace pool_detail {
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+std::int64_t pooled_size(std::int64_t in, std::int64_t k, std::int64_t pad, std::int64_t stride,
+                         std::int64_t dilation, bool ceil_mode) {
+  std::int64_t out =
+      floor_div(in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0), stride) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+std::int64_t leading_planes(const Tensor& x, int spatial) {
+  std::int64_t p = 1;
+  for (std::int64_t d = 0; d + spatial < x.dim(); ++d) p *= x.size(d);
+  return p;
+}
+
+std::int64_t trailing_volume(const Shape& shape, int spatial) {
+  std::int64_t v = 1;
+  for (std::size_t d = shape.size() - static_cast<std::size_t>(spatial); d < shape.size(); ++d) {
+    v *= shape[d];
+  }
+  return v;
+}
+
+Windows avg_windows(std::int64_t in, std::int64_t out, std::int64_t k, std::int64_t stride,
+                    std::int64_t pad, bool count_include_pad) {
+  Windows w;
+  for (std::int64_t o = 0; o < out; ++o) {
+    std::int64_t s = o * stride - pad;
+    std::int64_t e = std::min(s + k, in + pad);
+    const std::int64_t padded = e - s;
+    s = std::max<std::int64_t>(s, 0);
+    e = std::min(e, in);
+    w.start.push_back(s);
+    w.end.push_back(e);
+    w.count.push_back(count_include_pad ? padded : e - s);
+  }
+  return w;
+}
+
+Windows adaptive_windows(std::int64_t in, std::int64_t out) {
+  Windows w;
+  for (std::int64_t o = 0; o < out; ++o) {
+    const std::int64_t s = (o * in) / out;
+    const std::int64_t e = ((o + 1) * in + out - 1) / out;
+    w.start.push_back(s);
+    w.end.push_back(e);
+    w.count.push_back(e - s);
+  }
+  return w;
+}
+
+void check_avg_dtype(const Tensor& x, const char* name) {
+  if (!x.is_floating_point() && x.dtype() != Dtype::Int64) {
+    throw Error(std::string("\"") + name + "\" not implemented for '" +
+                torch_scalar_type_name(x.dtype()) + "'");
+  }
+}
+
+// out[p, o] = h[p, indices[p, o]] over planes of `spatial` trailing dims.
+Tensor max_gather(const Tensor& h0, const Tensor& indices, const Shape& out_shape, int spatial) {
+  const Tensor h = h0.contiguous();
+  const std::int64_t in_plane = trailing_volume(h.sizes(), spatial);
+  const std::int64_t out_plane = trailing_volume(out_shape, spatial);
+  const std::int64_t planes = leading_planes(h, spatial);
+  Tensor out = empty(out_shape, dtype(h.dtype()));
+  kernels::dispatch_floating(h.dtype(), "max_pool_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = h.data<T>();
+    const std::int64_t* idx = indices.data<std::int64_t>();
+    T* dst = out.data<T>();
+    for (std::int64_t i = 0; i < planes * out_plane; ++i) {
+      dst[i] = src[(i / out_plane) * in_plane + idx[i]];
+    }
+  });
+  const Shape in_shape = h.sizes();
+  autograd::record_function("MaxPoolGatherBackward", {h0}, {out}, {indices},
+                            [in_shape, spatial](const Grads& g, const Saved& s) {
+                              return Grads{max_scatter(g[0], s[0], in_shape, spatial)};
+                            });
+  return out;
+}
+
+// dx[p, indices[p, o]] += g[p, o]
+Tensor max_scatter(const Tensor& g0, const Tensor& indices, const Shape& in_shape, int spatial) {
+  const Tensor g = g0.contiguous();
+  Tensor dx = zeros(in_shape, dtype(g.dtype()));
+  const std::int64_t in_plane = trailing_volume(in_shape, spatial);
+  const std::int64_t out_plane = trailing_volume(g.sizes(), spatial);
+  const std::int64_t planes = leading_planes(g, spatial);
+  kernels::dispatch_floating(g.dtype(), "max_pool_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = g.data<T>();
+    const std::int64_t* idx = indices.data<std::int64_t>();
+    T* dst = dx.data<T>();
+    parallel_for(0, planes, kPlaneGrain, [&](std::int64_t p0, std::int64_t p1) {
+      for (std::int64_t p = p0; p < p1; ++p) {
+        for (std::int64_t o = 0; o < out_plane; ++o) {
+          dst[p * in_plane + idx[p * out_plane + o]] += src[p * out_plane + o];
+        }
+      }
+    });
+  });
+  const Shape out_shape = g.sizes();
+  const char* name = spatial == 3 ? "MaxPool3DWithIndicesBackwardBackward0"
+                                  : "MaxPool2DWithIndicesBackwardBackward0";
+  autograd::record_function(name, {g0}, {dx}, {indices},
+                            [out_shape, spatial](const Grads& gr, const Saved& s) {
+                              return Grads{max_gather(gr[0], s[0], out_shape, spatial)};
+                            });
+  return dx;
+}
+
+}  // namespace pool_detail
 
 Tensor max_pool2d(const Tensor& x, IntList kernel_size, IntList stride, IntList padding,
                   IntList dilation, bool ceil_mode) {

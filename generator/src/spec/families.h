@@ -12,7 +12,7 @@ namespace weft::gen {
 OpSpec unary_spec(ir::OpKind op);   // unary.cpp: unary math and activations
 OpSpec binary_spec(ir::OpKind op);  // binary.cpp: arithmetic, comparison, logic, where, masked_fill
 OpSpec reduce_spec(ir::OpKind op);  // reduce.cpp: reductions, scans, softmaxes, sorting
-OpSpec matmul_spec(ir::OpKind op);  // matmul.cpp: matmul, mm, bmm, linear, addmm
+OpSpec matmul_spec(ir::OpKind op);  // matmul.cpp: matmul, mm, bmm, linear, addmm, cdist, pdist
 OpSpec conv_spec(ir::OpKind op);    // conv.cpp: conv1d, conv2d
 OpSpec pool_spec(ir::OpKind op);    // pool.cpp: max/avg pooling, adaptive pooling
 OpSpec norm_spec(ir::OpKind op);    // norm.cpp: batch/layer/group/instance norm, dropout, embedding

@@ -1,6 +1,7 @@
-// Matrix products: matmul (every rank pair PyTorch allows), mm, bmm, linear, addmm. A fresh
-// operand is fitted to the other one (its contraction dim copied, its batch dims mostly
-// copied or 1), so that the sampler rarely needs Z3.
+// Matrix products: matmul (every rank pair PyTorch allows), mm, bmm, linear, addmm, and the
+// pairwise distances cdist and pdist. A fresh operand is fitted to the other one (its
+// contraction dim copied, its batch dims mostly copied or 1), so that the sampler rarely needs
+// Z3.
 #include <string>
 
 #include "spec/builder.h"
@@ -159,6 +160,47 @@ void addmm_rule(B& b) {
   b.output(out);
 }
 
+// The p of a distance: 2 mostly, else 1, 1.5 or 3. Not 0 (a count of differing elements) nor
+// inf (the largest difference): both turn a rounding into a different count or a different
+// maximum, which the judge has no decision for; the op sweep checks them.
+template <class B>
+void distance_p(B& b) {
+  static constexpr double kPs[] = {2.0, 2.0, 1.0, 1.5, 3.0};
+  if (b.chance("p.present", 0.6)) b.set_attr("p", kPs[b.choose("p.value", 0, 4)]);
+}
+
+// cdist(x1 [..., P, M], x2 [..., R, M]): batch dims broadcast, the columns match.
+template <class B>
+void cdist_rule(B& b) {
+  b.require_that(b.rank(0) >= 2 && b.rank(1) >= 2, "cdist needs 2-D or more");
+  Dims<B> x = b.data(0), y = b.data(1);
+  const std::size_t ra = x.size(), rb = y.size();
+  if (!b.bound(1)) {
+    y[rb - 1] = x[ra - 1];
+    fit_batch(b, "fit1", y, rb - 2, slice<B>(x, 0, ra - 2));
+    b.shape_input(1, y);
+  } else if (!b.bound(0)) {
+    x[ra - 1] = y[rb - 1];
+    fit_batch(b, "fit0", x, ra - 2, slice<B>(y, 0, rb - 2));
+    b.shape_input(0, x);
+  }
+  b.require(x[ra - 1] == y[rb - 1]);
+  distance_p(b);
+  Dims<B> out = broadcast(b, slice<B>(x, 0, ra - 2), slice<B>(y, 0, rb - 2));
+  out.push_back(x[ra - 2]);
+  out.push_back(y[rb - 2]);
+  b.output(out);
+}
+
+// pdist(x [N, M]) -> [N (N - 1) / 2].
+template <class B>
+void pdist_rule(B& b) {
+  b.require_that(b.rank(0) == 2, "pdist needs a matrix");
+  const Dims<B> x = b.data(0);
+  distance_p(b);
+  b.output({x[0] * (x[0] - 1) / 2});
+}
+
 OpSpec product(ir::OpKind op, std::vector<InputDecl> inputs, unsigned dtypes_allowed,
                void (*sample)(Sampler&), void (*encode)(Encoder&)) {
   OpSpec s{op, std::move(inputs)};
@@ -201,6 +243,13 @@ OpSpec matmul_spec(ir::OpKind op) {
           {InputDecl{"self", InputRole::Data, 0, 2}, InputDecl{"mat1", InputRole::Data, 2, 2},
            InputDecl{"mat2", InputRole::Data, 2, 2}},
           kNumber, WEFT_RULE(addmm_rule));
+    case K::Cdist:
+      return product(
+          op, {InputDecl{"x1", InputRole::Data, 2, 4}, InputDecl{"x2", InputRole::Data, 2, 4}},
+          kFloat, WEFT_RULE(cdist_rule));
+    case K::Pdist:
+      return product(op, {InputDecl{"input", InputRole::Data, 2, 2}}, kFloat,
+                     WEFT_RULE(pdist_rule));
     default:
       break;
   }

@@ -1,5 +1,6 @@
-// Pooling: max and average pooling over the last one or two dims of [N, C, *spatial] (or
-// unbatched [C, *spatial]) with PyTorch's pooling_output_shape, and adaptive average pooling.
+// Pooling: max and average pooling over the last one, two or three dims of [N, C, *spatial]
+// (or unbatched [C, *spatial]) with PyTorch's pooling_output_shape, and adaptive average
+// pooling over two or three.
 #include <algorithm>
 #include <string>
 
@@ -10,8 +11,8 @@ namespace weft::gen {
 
 namespace {
 
-// How many elements a list attribute has: one per spatial dim, or now and then (2-d pools)
-// a single one that the op applies to both dims.
+// How many elements a list attribute has: one per spatial dim, or now and then (2-d and 3-d
+// pools) a single one that the op applies to every dim.
 int list_length(RuleContext& b, const std::string& name, int dims) {
   return dims > 1 && b.chance(name + ".single", 0.25) ? 1 : dims;
 }
@@ -99,19 +100,17 @@ void pool_rule(B& b) {
   b.output(out);
 }
 
-template <class B>
+template <class B, int Dims>
 void adaptive_rule(B& b) {
   const int rank = b.rank(0);
-  b.require_that(rank == 3 || rank == 4, "adaptive_avg_pool2d: input rank");
+  b.require_that(rank == Dims + 1 || rank == Dims + 2, "adaptive_avg_pool: input rank");
   const auto x = b.data(0);
   for (int d = 1; d < rank; ++d) b.require(x[static_cast<std::size_t>(d)] >= 1);
-  // The IR's schema wants both sizes spelled out (validate() refuses a single one).
-  const int count = 2;
+  // The IR's schema wants every size spelled out (validate() refuses a single one).
   const std::int64_t hi = b.chance("output_size.large", 0.15) ? b.bounds().max_dim : 8;
-  const auto size = expanded(b.attr_ints("output_size", count, 1, hi), 2);
-  std::vector<typename B::Int> out(x.begin(), x.end() - 2);
-  out.push_back(size[0]);
-  out.push_back(size[1]);
+  const auto size = b.attr_ints("output_size", Dims, 1, hi);
+  std::vector<typename B::Int> out(x.begin(), x.end() - Dims);
+  out.insert(out.end(), size.begin(), size.end());
   b.output(out);
 }
 
@@ -139,8 +138,14 @@ OpSpec pool_spec(ir::OpKind op) {
       return pool(op, &pool_rule<Sampler, 1, false>, &pool_rule<Encoder, 1, false>, 1);
     case K::AvgPool2d:
       return pool(op, &pool_rule<Sampler, 2, false>, &pool_rule<Encoder, 2, false>, 2);
+    case K::MaxPool3d:
+      return pool(op, &pool_rule<Sampler, 3, true>, &pool_rule<Encoder, 3, true>, 3);
+    case K::AvgPool3d:
+      return pool(op, &pool_rule<Sampler, 3, false>, &pool_rule<Encoder, 3, false>, 3);
     case K::AdaptiveAvgPool2d:
-      return pool(op, WEFT_RULE(adaptive_rule), 2);
+      return pool(op, &adaptive_rule<Sampler, 2>, &adaptive_rule<Encoder, 2>, 2);
+    case K::AdaptiveAvgPool3d:
+      return pool(op, &adaptive_rule<Sampler, 3>, &adaptive_rule<Encoder, 3>, 3);
     default:
       break;
   }

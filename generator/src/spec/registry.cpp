@@ -124,6 +124,8 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Bmm:
     case K::Linear:
     case K::Addmm:
+    case K::Cdist:
+    case K::Pdist:
       return matmul_spec(op);
     case K::Conv1d:
     case K::Conv2d:
@@ -133,6 +135,9 @@ OpSpec make_spec(ir::OpKind op) {
     case K::AvgPool1d:
     case K::AvgPool2d:
     case K::AdaptiveAvgPool2d:
+    case K::MaxPool3d:
+    case K::AvgPool3d:
+    case K::AdaptiveAvgPool3d:
       return pool_spec(op);
     case K::BatchNorm:
     case K::LayerNorm:

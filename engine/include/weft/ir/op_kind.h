@@ -138,15 +138,21 @@
   X(Bmm, "bmm")                                                            \
   X(Linear, "linear")                                                      \
   X(Addmm, "addmm")                                                        \
+  /* pairwise distances: ops/distance.cpp */                             \
+  X(Cdist, "cdist")                                                      \
+  X(Pdist, "pdist")                                                      \
   /* convolution: ops/conv.cpp */                                          \
   X(Conv1d, "conv1d")                                                      \
   X(Conv2d, "conv2d")                                                      \
-  /* pooling: ops/pool.cpp */                                              \
+  /* pooling: ops/pool.cpp, 3-D in ops/pool3d.cpp */                                              \
   X(MaxPool1d, "max_pool1d")                                               \
   X(MaxPool2d, "max_pool2d")                                               \
   X(AvgPool1d, "avg_pool1d")                                               \
   X(AvgPool2d, "avg_pool2d")                                               \
   X(AdaptiveAvgPool2d, "adaptive_avg_pool2d")                              \
+  X(MaxPool3d, "max_pool3d")                                             \
+  X(AvgPool3d, "avg_pool3d")                                             \
+  X(AdaptiveAvgPool3d, "adaptive_avg_pool3d")                            \
   /* normalization and regularization: ops/norm.cpp */                     \
   X(BatchNorm, "batch_norm")                                               \
   X(LayerNorm, "layer_norm")                                               \

@@ -1,9 +1,9 @@
 #pragma once
-// Pooling layers (torch.nn.MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d): stateless, with
+// Pooling layers (torch.nn.MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool2d/3d): stateless, with
 // options structs in the style of conv.h:
 //   MaxPool2d(2)                                          // kernel_size (stride = kernel_size)
 //   MaxPool2d(MaxPool2dOptions(3).stride(2).padding(1))
-// Left out: return_indices, AvgPool's divisor_override, None in AdaptiveAvgPool2d's size.
+// Left out: return_indices, AvgPool's divisor_override, None in AdaptiveAvgPool's sizes.
 
 #include <cstddef>
 #include <cstdint>
@@ -75,6 +75,8 @@ using MaxPool1dOptions = MaxPoolOptions<1>;
 using MaxPool2dOptions = MaxPoolOptions<2>;
 using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
+using MaxPool3dOptions = MaxPoolOptions<3>;
+using AvgPool3dOptions = AvgPoolOptions<3>;
 
 template <std::size_t D>
 class MaxPoolNd : public Module {
@@ -110,6 +112,14 @@ class AvgPool2d : public AvgPoolNd<2> {
  public:
   using AvgPoolNd<2>::AvgPoolNd;
 };
+class MaxPool3d : public MaxPoolNd<3> {
+ public:
+  using MaxPoolNd<3>::MaxPoolNd;
+};
+class AvgPool3d : public AvgPoolNd<3> {
+ public:
+  using AvgPoolNd<3>::AvgPoolNd;
+};
 
 // Averages [N, C, H, W] or [C, H, W] inputs down to output_size = {H_out, W_out} (or one size
 // for both).
@@ -118,6 +128,15 @@ class AdaptiveAvgPool2d : public Module {
   explicit AdaptiveAvgPool2d(ExpandingArray<2> output_size) : output_size(output_size) {}
   Tensor forward(const Tensor& input) override;
   ExpandingArray<2> output_size;
+};
+
+// Averages [N, C, T, H, W] or [C, T, H, W] inputs down to output_size = {T_out, H_out, W_out}
+// (or one size for all three).
+class AdaptiveAvgPool3d : public Module {
+ public:
+  explicit AdaptiveAvgPool3d(ExpandingArray<3> output_size) : output_size(output_size) {}
+  Tensor forward(const Tensor& input) override;
+  ExpandingArray<3> output_size;
 };
 
 }  // namespace weft::nn
