@@ -10,7 +10,10 @@ python); writes scripts/core-aten/coverage.json, which `weft ops --coverage` emb
    PyTorch's core ATen decompositions: the core ops torch.export and Inductor see when weft's
    programs run on them, reached forward or only by a gradient; and again without the
    decompositions, so that a core op that the table decomposes further (reflection_pad3d) but
-   whose kernel eager and TorchScript run counts as reached.
+   whose kernel eager and TorchScript run counts as reached. The forward is also exported
+   (torch.export.export, then run_decompositions() with its default, the core table): the
+   export and AOTInductor paths see its ops, and export keeps some core ops that make_fx's
+   table takes apart (_native_batch_norm_legit_no_training, upsample_nearest2d.vec).
 
 With --ops=a,b only those IR ops are traced (after adding them), and the reach of every other
 IR op is kept from the coverage.json that is there; --seeds=N traces N models per IR op (10).
@@ -64,6 +67,23 @@ def core_targets(function, inputs):
     return targets
 
 
+def exported_targets(model, inputs):
+    """The core ATen ops of torch.export's program of the forward, after its default (core)
+    decompositions; None where export refuses the program (make_fx's traces still count)."""
+    try:
+        program = torch.export.export(model, tuple(inputs)).run_decompositions()
+    except Exception:  # export's refusals are its own findings, not a derivation failure
+        return None
+    targets = set()
+    for node in program.graph.nodes:
+        if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
+            targets.add((node.target._schema.name.split("::")[-1], node.target._overloadname))
+    return targets
+
+
+EXPORT_REFUSED = []  # (IR op, seed) pairs whose forward torch.export refused
+
+
 def traced_targets(script):
     """(the core ops of the forward, those of forward and backward together)."""
     spec = importlib.util.spec_from_file_location("weft_case", script)
@@ -83,7 +103,14 @@ def traced_targets(script):
         return torch.autograd.grad(total, leaves, allow_unused=True)
 
     forward = core_targets(lambda *args: model(*args), inputs)
-    return forward, core_targets(forward_and_backward, inputs)
+    both = core_targets(forward_and_backward, inputs)
+    exported = exported_targets(model, inputs)
+    if exported is None:
+        EXPORT_REFUSED.append(script)
+    else:
+        forward |= exported
+        both |= exported
+    return forward, both
 
 
 def previous_reach(path, retraced):
@@ -162,9 +189,10 @@ def main():
         json.dump(document, f, indent=1, sort_keys=True)
         f.write("\n")
     print("%d core ops (%d overloads); %d reached forward, %d more only by gradients, by weft's "
-          "%d IR ops; %d IR ops untraced" % (
+          "%d IR ops; %d IR ops untraced; torch.export refused %d of the models" % (
               len(core), sum(len(v) for v in core.values()), len(reached),
-              len(set(in_gradients) - set(reached)), len(document["ir_ops"]), len(failures)))
+              len(set(in_gradients) - set(reached)), len(document["ir_ops"]), len(failures),
+              len(EXPORT_REFUSED)))
 
 
 if __name__ == "__main__":
