@@ -204,6 +204,19 @@ def main():
             "returns an empty result; known upstream as pytorch/pytorch#197099 (open), found "
             "independently by the op sweep's pdist/no_rows case")
 
+    # Noise: cdist with p = 2 and more than 25 rows takes PyTorch's matrix-product path,
+    # sqrt(|x|^2 + |y|^2 - 2 x.y): a distance of 0 (a row against itself) comes out at
+    # sqrt(eps) |x|, about 2e-3 here, which maintainers call expected (pytorch/pytorch#57690).
+    c = Case()
+    rows = [f32(rng.uniform(2.0, 3.0)) for _ in range(30 * 4)]
+    x = c.leaf("input", "x", "float32", [30, 4], rows)
+    y = c.leaf("input", "y", "float32", [30, 4], list(rows))
+    c.outputs = [c.node("cdist", [x, y], [("float32", [30, 30])], p=2.0)]
+    c.write("noise-cdist-matrix-product-zero-distance", NO_BUG,
+            "cdist's p = 2 matrix-product path (more than 25 rows) leaves sqrt(eps) |x| where "
+            "the distance is 0: eager's own algorithm, not a bug; judged a wrong output of "
+            "eager before the rounding model computed it that way")
+
 
 if __name__ == "__main__":
     sys.exit(main())
