@@ -82,7 +82,9 @@ bool pool3d_cases(Sweep& s, OpKind op) {
       one("uneven", {1, 1, 5, 7, 4}, attrs().set("output_size", Ints{3, 3, 3}));
       one("global", {2, 2, 3, 3, 3}, attrs().set("output_size", Ints{1, 1, 1}));
       one("unbatched", {2, 3, 4, 5}, attrs().set("output_size", Ints{2, 3, 2}));
-      one("size0_output", {1, 1, 2, 2, 2}, attrs().set("output_size", Ints{0, 2, 2}));
+      // No output size 0: PyTorch 2.x's forward accepts it and its backward refuses it (the
+      // guard of pytorch/pytorch#78868), where 1.13 and the engine pass zero gradients; no
+      // PyTorch accepts the whole case, and the generator draws output sizes of at least 1.
       return true;
     default:
       return false;
