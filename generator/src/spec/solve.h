@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -37,6 +38,8 @@ class RuleSolver {
  public:
   explicit RuleSolver(unsigned z3_rlimit = 100000, unsigned z3_timeout_ms = 10000);
   // Forgets everything Z3 learned and zeroes the stats: what follows depends only on its inputs.
+  // A fresh context too: Z3's models depend on the ids of the terms its context created before
+  // (a reused context gave a max_pool3d of another kernel to the same seed after other models).
   void reset(unsigned z3_rlimit, unsigned z3_timeout_ms);
 
   // Tries `samples` random draws, then (when `use_z3`) one Z3 solve. `target`: required output
@@ -50,9 +53,14 @@ class RuleSolver {
 
  private:
   std::optional<std::map<std::string, std::int64_t>> solve(const Encoder& encoder);
+  void start_z3();
 
-  z3::context ctx_;
-  z3::solver solver_;
+  unsigned z3_rlimit_ = 0;
+  unsigned z3_timeout_ms_ = 0;
+
+  // Declared in this order so that the solver goes before its context.
+  std::unique_ptr<z3::context> ctx_;
+  std::unique_ptr<z3::solver> solver_;
   SolveStats stats_;
 };
 
