@@ -329,6 +329,36 @@ TEST(Oracle, ThePyTorch2PathsAgreeWithTheReference) {
   }
 }
 
+// A Python path whose interpreter dies by a signal crashed, as a worker that dies does: the
+// outcome is a Crash that names the signal, and the judge files a crash of that path (it was an
+// exception, filed as an exception-mismatch without an op). The signal comes from a PyTorch bug:
+// pdist's backward on zero rows divides by the row count (pytorch/pytorch#197099; corpus case
+// bug-eager-pdist-backward-zero-rows). Should a PyTorch fix it, this test says so.
+TEST(Oracle, APythonInterpreterKilledByASignalIsACrashOfItsPath) {
+  const std::string reason = make_backend("torch2-eager")->unavailable_reason();
+  if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
+  ir::Graph graph;
+  const TensorType rows0{Dtype::Float32, {0, 3}};
+  const ir::ValueId x = graph.add_input("x", rows0);
+  const ir::ValueId d = graph.add_node(OpKind::Pdist, {x}, {}, {{Dtype::Float32, {0}}})[0];
+  graph.mark_output(d);
+  const ir::TensorMap values{{"x", zeros({0, 3})}};
+  OracleOptions options;
+  options.backends = {kReferenceBackend, kEngineBackend, "torch2-eager"};
+  options.worker = worker_options();
+  Oracle oracle(options);
+  const CaseReport report = oracle.check(graph, values);
+  ASSERT_EQ(report.results.size(), 3u);
+  const BackendResult& python = report.results[2];
+  ASSERT_EQ(python.outcome, Outcome::Crash)
+      << "has PyTorch fixed pdist's backward on zero rows? " << python.message;
+  EXPECT_NE(python.message.find("killed by signal SIG"), std::string::npos) << python.message;
+  ASSERT_EQ(report.verdict.findings.size(), 1u) << verdict_to_json(report.verdict).dump(1);
+  EXPECT_EQ(report.verdict.findings[0].symptom, Symptom::Crash);
+  EXPECT_EQ(report.verdict.findings[0].backend, "torch2-eager");
+  EXPECT_EQ(report.verdict.findings[0].op, "pdist");
+}
+
 // The CUDA paths (eager and Inductor's Triton kernels in Python, eager and AOTInductor from C++)
 // on the small case, in float32 and in float16 (which has GPU kernels where 1.13's CPU had none).
 // Skipped where PyTorch 2.x sees no CUDA device, which is every CI machine.
