@@ -217,6 +217,23 @@ def main():
             "the distance is 0: eager's own algorithm, not a bug; judged a wrong output of "
             "eager before the rounding model computed it that way")
 
+    # Real: dilation lets a max-pool window lie wholly in the padding (depth 1, kernel 2,
+    # dilation 2, padding 1: taps at -1 and 1). Eager gives -inf there with an index past the
+    # plane, and its backward writes the gradient there: into the next plane (the gradient of
+    # an output that reads no input is not 0), and for the last plane past the buffer.
+    c = Case()
+    x = c.leaf("input", "x", "float32", [4, 1, 1, 2, 2], uniform(rng, 16))
+    c.outputs = [c.node("max_pool3d", [x], [("float32", [4, 1, 1, 2, 2])], kernel_size=[2, 1, 1],
+                        stride=[1], padding=[1, 0, 0], dilation=[2, 1, 1], ceil_mode=False)]
+    c.write("bug-eager-max-pool-window-in-padding-backward",
+            {"bug": True, "symptom": "wrong-gradient|crash", "backend": "torch",
+             "op": "max_pool3d", "backends": "torch,torchscript"},
+            "LibTorch 1.13 and PyTorch 2.15: max_pool3d (and max_pool2d) with a window wholly in the "
+            "padding gives -inf and an index past its plane; the backward adds the gradient at that "
+            "index, in another plane or past the buffer (heap corruption: 'double free or "
+            "corruption' in both versions with 64 planes). Found when the engine's own copy of "
+            "that kernel corrupted weft fuzz's heap (campaign seed 1209); not found reported")
+
 
 if __name__ == "__main__":
     sys.exit(main())

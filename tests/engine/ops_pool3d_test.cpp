@@ -211,6 +211,35 @@ TEST(Pool3d, InvalidArgumentsGivePyTorchMessages) {
         avg_pool3d(ones({1, 1, 2, 2, 2}).to(Dtype::Bool), {2});
       },
       "\"avg_pool3d_out_frame\" not implemented for 'Bool'");
+  // avg_pool3d alone wants the unpadded input to hold a kernel (max_pool3d does not).
+  expect_error(
+      [] {
+        avg_pool3d(ones({1, 1, 3, 4, 3}), {4, 2, 1}, {1}, {2, 1, 0});
+      },
+      "input image (T: 3 H: 4 W: 3) smaller than kernel size (kT: 4 kH: 2 kW: 1)");
+  EXPECT_NO_THROW(max_pool3d(ones({1, 1, 3, 4, 3}), {4, 2, 1}, {1}, {2, 1, 0}));
+}
+
+// Dilation lets a window start in the padding and end past the input with no tap inside it
+// (T = 1, kernel 2, dilation 2, padding 1: taps at -1 and 1). PyTorch gives -inf there and an
+// index past the plane, and its backward writes the gradient there: into the next plane, or
+// past the buffer (heap corruption in 1.13 and 2.15, max_pool2d and max_pool3d alike; corpus
+// bug-eager-max-pool-window-in-padding-backward). The engine reads nothing and passes nothing.
+TEST(Pool3d, AWindowWhollyInThePaddingIsMinusInfinityWithNoGradient) {
+  Tensor x = random_tensor({3, 1, 1, 2, 2}, 7);
+  x.requires_grad_();
+  const Tensor y = max_pool3d(x, {2, 1, 1}, {1}, {1, 0, 0}, {2, 1, 1});
+  ASSERT_EQ(y.sizes(), (Shape{3, 1, 1, 2, 2}));
+  for (double v : y.to_vector<double>()) EXPECT_EQ(v, -std::numeric_limits<double>::infinity());
+  sum(y).backward();
+  for (double g : x.grad().to_vector<double>()) EXPECT_EQ(g, 0.0);
+
+  Tensor x2 = random_tensor({3, 1, 1, 2}, 8);
+  x2.requires_grad_();
+  const Tensor y2 = max_pool2d(x2, {2, 1}, {1}, {1, 0}, {2, 1});
+  for (double v : y2.to_vector<double>()) EXPECT_EQ(v, -std::numeric_limits<double>::infinity());
+  sum(y2).backward();
+  for (double g : x2.grad().to_vector<double>()) EXPECT_EQ(g, 0.0);
 }
 
 }  // namespace

@@ -111,7 +111,10 @@ Tensor max_pool_planes(const Tensor& x0, const Pool2d& p) {
               }
             }
             od[(pl * Ho + oh) * Wo + ow] = best_val;
-            id[(pl * Ho + oh) * Wo + ow] = best;
+            // A window wholly in the padding (dilation lets one start there) reads nothing: -inf
+            // and no index. PyTorch's index points past the plane, and its backward writes there
+            // (into the next plane, or past the buffer).
+            id[(pl * Ho + oh) * Wo + ow] = h0 >= h1 || w0 >= w1 ? -1 : best;
           }
         }
       }
@@ -361,7 +364,7 @@ Tensor max_gather(const Tensor& h0, const Tensor& indices, const Shape& out_shap
     const std::int64_t* idx = indices.data<std::int64_t>();
     T* dst = out.data<T>();
     for (std::int64_t i = 0; i < planes * out_plane; ++i) {
-      dst[i] = src[(i / out_plane) * in_plane + idx[i]];
+      dst[i] = idx[i] < 0 ? T(0) : src[(i / out_plane) * in_plane + idx[i]];
     }
   });
   const Shape in_shape = h.sizes();
@@ -387,7 +390,8 @@ Tensor max_scatter(const Tensor& g0, const Tensor& indices, const Shape& in_shap
     parallel_for(0, planes, kPlaneGrain, [&](std::int64_t p0, std::int64_t p1) {
       for (std::int64_t p = p0; p < p1; ++p) {
         for (std::int64_t o = 0; o < out_plane; ++o) {
-          dst[p * in_plane + idx[p * out_plane + o]] += src[p * out_plane + o];
+          const std::int64_t at = idx[p * out_plane + o];
+          if (at >= 0) dst[p * in_plane + at] += src[p * out_plane + o];
         }
       }
     });

@@ -102,7 +102,8 @@ Tensor max_pool_volumes(const Tensor& x0, const Pool3d& p) {
                 }
               }
               od[at] = best_val;
-              id[at] = best;
+              // A window wholly in the padding: -inf and no index (pool.cpp's max_pool2d).
+              id[at] = t0 >= t1 || h0 >= h1 || w0 >= w1 ? -1 : best;
             }
           }
         }
@@ -251,7 +252,9 @@ std::string triple_str(const char* a, const char* b, const char* c, const Triple
 }
 
 // PyTorch's pool3d_shape_check (its messages), on [N, C, T, H, W] or [C, T, H, W].
-void check_pool3d(const Tensor& x, const Pool3d& p, const char* name) {
+// input_at_least_kernel: avg_pool3d's own check (PyTorch's check_input_size): the input, without
+// its padding, must hold a whole kernel in every dim.
+void check_pool3d(const Tensor& x, const Pool3d& p, const char* name, bool input_at_least_kernel) {
   if (p.k[0] <= 0 || p.k[1] <= 0 || p.k[2] <= 0) {
     throw Error("kernel size should be greater than zero, but got " +
                 triple_str("kT: ", " kH: ", " kW: ", p.k));
@@ -277,6 +280,11 @@ void check_pool3d(const Tensor& x, const Pool3d& p, const char* name) {
                 ": Expected 4D or 5D tensor for input, with non-zero sizes for non-batch dims, "
                 "but got " +
                 shape_str(x.sizes()));
+  }
+  const Triple in{x.size(-3), x.size(-2), x.size(-1)};
+  if (input_at_least_kernel && (in[0] < p.k[0] || in[1] < p.k[1] || in[2] < p.k[2])) {
+    throw Error("input image " + triple_str("(T: ", " H: ", " W: ", in) + ") smaller than " +
+                triple_str("kernel size (kT: ", " kH: ", " kW: ", p.k) + ")");
   }
   if (p.k[0] / 2 < p.p[0] || p.k[1] / 2 < p.p[1] || p.k[2] / 2 < p.p[2]) {
     throw Error("pad should be smaller than or equal to half of kernel size, but got " +
@@ -319,7 +327,7 @@ Tensor max_pool3d(const Tensor& x, IntList kernel_size, IntList stride, IntList 
                        "max_pool3d: dilation must be either a single int, or a tuple of three "
                        "ints");
   const Pool3d p{as_triple(k), as_triple(s), as_triple(pd), as_triple(d), ceil_mode};
-  check_pool3d(x, p, "max_pool3d");
+  check_pool3d(x, p, "max_pool3d", false);
   return max_pool_volumes(x, p);
 }
 
@@ -341,7 +349,7 @@ Tensor avg_pool3d(const Tensor& x, IntList kernel_size, IntList stride, IntList 
   const auto pd =
       three(padding, "avg_pool3d: padding must be a single int, or a tuple of three ints");
   const Pool3d p{as_triple(k), as_triple(s), as_triple(pd), {1, 1, 1}, ceil_mode};
-  check_pool3d(x, p, "avg_pool3d");
+  check_pool3d(x, p, "avg_pool3d", true);
   pool_detail::check_avg_dtype(x, "avg_pool3d_out_frame");
   const Triple o = output_sizes(x, p);
   Windows3 w;

@@ -88,6 +88,9 @@ void pool_rule(B& b) {
   for (int i = 0; i < Dims; ++i) {
     const auto u = static_cast<std::size_t>(i);
     const Int& in = x[static_cast<std::size_t>(first + i)];
+    // avg_pool3d alone also wants the unpadded input to hold a kernel (PyTorch's
+    // check_input_size); a later shape set of a dynamic case broke it without this.
+    if constexpr (!Max && Dims == 3) b.require(in >= kernel[u]);
     Int span = in + 2 * padding[u] - dilation[u] * (kernel[u] - 1) - 1;
     if (ceil_mode) span = span + stride[u] - 1;
     b.require(span >= 0);  // otherwise the output size is below 1
