@@ -45,12 +45,13 @@ std::size_t contraction(std::size_t rank, bool left) {
 }
 
 // Reads inputs `i` (left) and `j` (right); a fresh one copies the other's contraction size
-// and, when `batch_fit`, fits its batch dims to the other's.
+// and, when `batch_fit`, fits its batch dims to the other's. `rows_both`: both operands are
+// rows of their last dim (cdist's x1 and x2), not a left and a right factor.
 template <class B>
-std::pair<Dims<B>, Dims<B>> operands(B& b, int i, int j, bool batch_fit) {
+std::pair<Dims<B>, Dims<B>> operands(B& b, int i, int j, bool batch_fit, bool rows_both = false) {
   Dims<B> x = b.data(i), y = b.data(j);
   const std::size_t ra = x.size(), rb = y.size();
-  const std::size_t ka = contraction(ra, true), kb = contraction(rb, false);
+  const std::size_t ka = contraction(ra, true), kb = contraction(rb, rows_both);
   const std::size_t batch_a = ra >= 2 ? ra - 2 : 0, batch_b = rb >= 2 ? rb - 2 : 0;
   if (!b.bound(j)) {
     y[kb] = x[ka];
@@ -173,18 +174,8 @@ void distance_p(B& b) {
 template <class B>
 void cdist_rule(B& b) {
   b.require_that(b.rank(0) >= 2 && b.rank(1) >= 2, "cdist needs 2-D or more");
-  Dims<B> x = b.data(0), y = b.data(1);
+  const auto [x, y] = operands(b, 0, 1, true, true);
   const std::size_t ra = x.size(), rb = y.size();
-  if (!b.bound(1)) {
-    y[rb - 1] = x[ra - 1];
-    fit_batch(b, "fit1", y, rb - 2, slice<B>(x, 0, ra - 2));
-    b.shape_input(1, y);
-  } else if (!b.bound(0)) {
-    x[ra - 1] = y[rb - 1];
-    fit_batch(b, "fit0", x, ra - 2, slice<B>(y, 0, rb - 2));
-    b.shape_input(0, x);
-  }
-  b.require(x[ra - 1] == y[rb - 1]);
   distance_p(b);
   Dims<B> out = broadcast(b, slice<B>(x, 0, ra - 2), slice<B>(y, 0, rb - 2));
   out.push_back(x[ra - 2]);
