@@ -7,6 +7,7 @@
 #include "weft/ir/execute.h"
 #include "weft/ir/inplace.h"
 #include "weft/ir/validate.h"
+#include "weft/ops.h"
 #include "weft/random.h"
 
 namespace weft::gen {
@@ -145,7 +146,7 @@ class Writer {
     const ir::TensorType type = graph_.type(target);
     ir::Attributes attrs;
     attrs.set("inplace", true);
-    switch (below(rng_, 8)) {
+    switch (below(rng_, 9)) {
       case 0:
         return insert_node(graph_, at, OpKind::Relu, {target}, attrs, type);
       case 1:
@@ -157,6 +158,16 @@ class Writer {
       case 4:
         attrs.set("min", -0.5).set("max", 0.75);
         return insert_node(graph_, at, OpKind::Clamp, {target}, attrs, type);
+      case 5: {
+        // x.masked_fill_(mask, v): mask a new bool input of x's shape or along its last dim.
+        ir::TensorType mask{Dtype::Bool, type.shape};
+        if (!mask.shape.empty() && below(rng_, 2) == 0) mask.shape = {type.shape.back()};
+        const ValueId m = graph_.add_input(fresh_name(graph_, "mask"), mask);
+        values_[graph_.value(m).name] =
+            lt(draw({Dtype::Float64, mask.shape}, 0.0, 1.0, gen_), wrapped_scalar(0.5));
+        attrs.set("value", below(rng_, 2) == 0 ? 0.0 : -1.5);
+        return insert_node(graph_, at, OpKind::MaskedFill, {target, m}, attrs, type);
+      }
       default: {
         // x.add_(w), x.sub_(w, alpha=2), x.mul_(w), x.div_(w): w a new parameter along the last
         // dim, away from 0.

@@ -350,6 +350,18 @@ class Emitter {
         statement = operator_form ? x + (node.op == OpKind::Mul ? " *= " : " /= ") + in[1]
                                   : x + "." + op + "_(" + in[1] + ")";
         break;
+      case OpKind::MaskedFill:
+        statement = x + ".masked_fill_(" + in[1] + ", " + float_literal(a.get_float("value")) + ")";
+        break;
+      case OpKind::Relu:
+        // The functional spelling too (torch.relu_ in TorchScript): Dynamo and TorchScript
+        // reach it through another entry point than the method's.
+        if (operator_form) {
+          statement = script() ? "torch.relu_(" + x + ")" : "F.relu(" + x + ", inplace=True)";
+          break;
+        }
+        statement = x + ".relu_()";
+        break;
       default:
         statement = x + "." + op + "_()";
         break;

@@ -782,6 +782,9 @@ std::vector<at::Tensor> lower_as_written(const ir::Node& node, const std::vector
     case OpKind::Div:
       target.div_(in[1]);
       break;
+    case OpKind::MaskedFill:
+      target.masked_fill_(in[1], a.get_float("value"));
+      break;
     default:
       throw Error(std::string(ir::op_name(node.op)) + " has no in-place form");
   }

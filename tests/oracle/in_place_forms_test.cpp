@@ -37,7 +37,8 @@ struct WritesCase {
 };
 
 // a = x @ w; a[1:3].relu_(); b = a + 1; b *= s; c = x - 0.5 x; c[0].sigmoid_();
-// d = c * x; d[-1] = y; outputs b and d.
+// d = c * x; e = x - 0.25; f = x - y; F.relu(f, inplace=True); e.masked_fill_(m, -1.5);
+// d[-1] = y; outputs b, d, e and f.
 WritesCase writes_case(bool requires_grad) {
   WritesCase c;
   ir::Graph& g = c.graph;
@@ -69,14 +70,24 @@ WritesCase writes_case(bool requires_grad) {
   ir::Attributes last = ir::Attributes().set("dim", std::int64_t{0}).set("index", std::int64_t{-1});
   last.set("writeback", true);
   const ir::ValueId d = node(OpKind::Mul, {col, x}, {}, {4, 3});
+  ir::ValueId e = node(OpKind::AddScalar, {x}, ir::Attributes().set("other", -0.25), {4, 3});
+  const ir::ValueId m = g.add_input("m", {Dtype::Bool, {3}});
+  ir::ValueId f = node(OpKind::Sub, {x, y}, {}, {4, 3});
+  f = node(OpKind::Relu, {f}, in_place, {4, 3});  // node 13: F.relu(f, inplace=True)
+  ir::Attributes fill = in_place;
+  fill.set("value", -1.5);
+  e = node(OpKind::MaskedFill, {e, m}, fill, {4, 3});  // node 14
   g.mark_output(b);
   g.mark_output(node(OpKind::SelectScatter, {d, y}, last, {4, 3}));
+  g.mark_output(e);
+  g.mark_output(f);
   g.set_requires_grad(requires_grad);
   std::uint64_t seed = 3;
   for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
     for (ir::ValueId id : g.leaves(kind))
       c.values[g.value(id).name] = uniform(g.type(id).shape, seed++);
   }
+  c.values["m"] = tensor(std::vector<bool>{true, false, true});
   return c;
 }
 
@@ -99,14 +110,14 @@ void expect_agreement(const std::vector<std::string>& paths, bool requires_grad,
 TEST(InPlaceForms, TheCaseIsValidAndRunsTheSameBothWays) {
   const WritesCase c = writes_case(true);
   ASSERT_NO_THROW(ir::validate(c.graph));
-  EXPECT_EQ(ir::count_in_place(c.graph), 3u);
-  EXPECT_TRUE(ir::writes_into_slot(c.graph, c.graph.nodes()[11]));
+  EXPECT_EQ(ir::count_in_place(c.graph), 5u);
+  EXPECT_TRUE(ir::writes_into_slot(c.graph, c.graph.nodes()[15]));
   ir::ExecutionOptions written;
   written.as_written = true;
   const auto cotangents = ir::random_cotangents(c.graph, 1);
   const auto a = ir::execute_with_gradients(c.graph, c.values, cotangents, written);
   const auto b = ir::execute_with_gradients(c.graph, c.values, cotangents, {});
-  for (std::size_t k = 0; k < 2; ++k) {
+  for (std::size_t k = 0; k < 4; ++k) {
     EXPECT_EQ(a.forward.outputs[k].to_vector<float>(), b.forward.outputs[k].to_vector<float>());
   }
   for (const auto& [name, g] : b.gradients) {
@@ -136,8 +147,9 @@ TEST(InPlaceForms, PyTorch2PathsAgree) {
 TEST(InPlaceForms, TheEmittedProgramsWriteInPlace) {
   const WritesCase c = writes_case(true);
   const std::string source = python_model_source(c.graph);
-  for (const char* expected : {" *= self.s", ".relu_()", "holds the write through its slice",
-                               ".sigmoid_()", "[-1] = y", "= torch.mm(x, self.w)"}) {
+  for (const char* expected :
+       {" *= self.s", ".relu_()", "holds the write through its slice", ".sigmoid_()", "[-1] = y",
+        "= torch.mm(x, self.w)", "v15.masked_fill_(m, -1.5)", "F.relu(v17, inplace=True)"}) {
     EXPECT_NE(source.find(expected), std::string::npos) << expected << "\n" << source;
   }
   const EmittedForward script = emit_forward(c.graph, SourceDialect::TorchScript);
@@ -145,6 +157,7 @@ TEST(InPlaceForms, TheEmittedProgramsWriteInPlace) {
   for (const std::string& line : script.lines) body += line + "\n";
   EXPECT_NE(body.find("torch.select(v"), std::string::npos) << body;
   EXPECT_NE(body.find(".copy_(y)"), std::string::npos) << body;
+  EXPECT_NE(body.find("torch.relu_(v17)"), std::string::npos) << body;
 }
 
 // Generated models with writes, judged on LibTorch 1.13's eager path: no false alarm. (The

@@ -37,6 +37,7 @@ bool output_free_for_writing(OpKind op) {
     case OpKind::MulScalar:
     case OpKind::DivScalar:
     case OpKind::Where:
+    case OpKind::MaskedFill:
     case OpKind::Sum:
     case OpKind::Mean:
     case OpKind::Matmul:
@@ -104,6 +105,7 @@ bool can_run_in_place(OpKind op) {
     case OpKind::Sub:
     case OpKind::Mul:
     case OpKind::Div:
+    case OpKind::MaskedFill:
       return true;
     default:
       return false;
@@ -327,6 +329,9 @@ std::vector<Tensor> run_node_as_written(const Node& node, const std::vector<Tens
     case OpKind::Div:
       if (a.has("rounding_mode")) throw Error("div_ with a rounding mode is not written in place");
       target.div_(inputs[1]);
+      break;
+    case OpKind::MaskedFill:
+      target.masked_fill_(inputs[1], a.get_float("value"));
       break;
     default:
       throw Error(std::string(op_name(node.op)) + " has no in-place form");

@@ -1,8 +1,8 @@
 #pragma once
 // In-place writes in the graph IR (a program form), kept as dataflow.
 //
-// A node of an op that has an in-place variant (relu_, add_, clamp_, ...) may carry the
-// attribute "inplace": the programs every path runs write its result into its first input's
+// A node of an op that has an in-place variant (relu_, add_, clamp_, masked_fill_, ...) may carry
+// the attribute "inplace": the programs every path runs write its result into its first input's
 // storage (x.relu_(), F.relu(x, inplace=True), x.add_(y)). Its meaning in the graph does not
 // change: its output is the op's result, and the graph stays pure dataflow for the reference,
 // the rounding model and the reducer. When the first input is a slice or a select of a value,
