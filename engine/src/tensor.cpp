@@ -492,6 +492,10 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
   return copy_(weft::where(mask, full_like(self, value), self));
 }
 
+Tensor& Tensor::index_put_(const Tensor& index, const Tensor& values, bool accumulate) {
+  return copy_(weft::index_put(inplace_operand(*this, values), index, values, accumulate));
+}
+
 Tensor& Tensor::mul_(const Tensor& other) {
   return copy_(castable_into(weft::mul(inplace_operand(*this, other), other), dtype()));
 }

@@ -1,5 +1,7 @@
 #include "in_place.h"
 
+#include <algorithm>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -146,7 +148,7 @@ class Writer {
     const ir::TensorType type = graph_.type(target);
     ir::Attributes attrs;
     attrs.set("inplace", true);
-    switch (below(rng_, 9)) {
+    switch (below(rng_, 10)) {
       case 0:
         return insert_node(graph_, at, OpKind::Relu, {target}, attrs, type);
       case 1:
@@ -167,6 +169,35 @@ class Writer {
             lt(draw({Dtype::Float64, mask.shape}, 0.0, 1.0, gen_), wrapped_scalar(0.5));
         attrs.set("value", below(rng_, 2) == 0 ? 0.0 : -1.5);
         return insert_node(graph_, at, OpKind::MaskedFill, {target, m}, attrs, type);
+      }
+      case 6: {
+        // x[index] = v / x.index_put_((index,), v, accumulate=True): index a new input of
+        // rows of x (all different without accumulate), v a new parameter of those rows or of
+        // one row broadcast to them.
+        if (type.shape.empty() || type.shape[0] < 1) return write(at, target);
+        const std::int64_t rows = type.shape[0];
+        const bool accumulate = below(rng_, 2) == 0;
+        const auto count = static_cast<std::int64_t>(
+            1 + below(rng_, static_cast<std::size_t>(accumulate ? rows + 2 : rows)));
+        std::vector<std::int64_t> index;
+        for (std::int64_t k = 0; k < count; ++k) {
+          index.push_back(static_cast<std::int64_t>(below(rng_, static_cast<std::size_t>(rows))));
+        }
+        if (!accumulate) {  // the first `count` of a shuffled 0..rows-1
+          index.resize(static_cast<std::size_t>(rows));
+          std::iota(index.begin(), index.end(), std::int64_t{0});
+          std::shuffle(index.begin(), index.end(), rng_);
+          index.resize(static_cast<std::size_t>(count));
+        }
+        const ValueId i = graph_.add_input(fresh_name(graph_, "rows"), {Dtype::Int64, {count}});
+        values_[graph_.value(i).name] = tensor(index);
+        ir::TensorType values{type.dtype, type.shape};
+        values.shape[0] = count;
+        if (type.shape.size() > 1 && below(rng_, 2) == 0) values.shape.erase(values.shape.begin());
+        const ValueId v = graph_.add_parameter(fresh_name(graph_, "put"), values);
+        values_[graph_.value(v).name] = draw(values, -1.0, 1.0, gen_);
+        attrs.set("accumulate", accumulate);
+        return insert_node(graph_, at, OpKind::IndexPut, {target, i, v}, attrs, type);
       }
       default: {
         // x.add_(w), x.sub_(w, alpha=2), x.mul_(w), x.div_(w): w a new parameter along the last

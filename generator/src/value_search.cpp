@@ -112,6 +112,10 @@ std::optional<std::int64_t> index_bound(const ir::Graph& graph, const ir::Node& 
   const bool indexes_self = node.op == OpKind::Gather || node.op == OpKind::IndexSelect ||
                             node.op == OpKind::ScatterAdd || node.op == OpKind::ScatterReduce ||
                             node.op == OpKind::IndexAdd;
+  if (node.op == OpKind::IndexPut && slot == 1) {
+    const ir::Shape& x = graph.type(node.inputs[0]).shape;
+    return x.empty() ? 1 : x[0];
+  }
   if (indexes_self && slot == 1) {
     const ir::Shape& x = graph.type(node.inputs[0]).shape;
     if (x.empty()) return 1;  // a scalar indexes like a one-element dim
@@ -122,6 +126,12 @@ std::optional<std::int64_t> index_bound(const ir::Graph& graph, const ir::Node& 
     return x[static_cast<std::size_t>(dim)];
   }
   return std::nullopt;
+}
+
+// Whether the indices in `slot` of `node` must differ from each other: index_put without
+// accumulate writes a repeated index twice, and which write stays is undefined in PyTorch.
+bool needs_distinct_indices(const ir::Node& node, std::size_t slot) {
+  return node.op == OpKind::IndexPut && slot == 1 && !node.attrs.get_bool("accumulate", false);
 }
 
 // Ops that are flat or clipped in places; the search's loss passes gradients straight
@@ -190,8 +200,9 @@ struct LeafInfo {
   ValueId id = 0;
   std::string name;
   ir::TensorType type{Dtype::Float32, {}};
-  // Integers: indices below this bound.
+  // Integers: indices below this bound, all different when `distinct_indices`.
   std::optional<std::int64_t> index_bound;
+  bool distinct_indices = false;
   // Floats: the domain of the first hinted consumer slot it feeds directly.
   std::optional<DomainHint> domain;
   // Floats feeding a weight slot: draws scaled to 1/sqrt(fan-in).
@@ -232,6 +243,7 @@ void note_consumer(LeafInfo& info, const ir::Node& node, std::size_t slot,
   if (node.op == OpKind::Pow) {
     (slot == 0 ? info.pow_base : info.pow_exponent) = true;
   }
+  if (needs_distinct_indices(node, slot)) info.distinct_indices = true;
   if (!info.domain) {
     for (const DomainHint& hint : hints) {
       if (hint.input == slot) info.domain = hint;
@@ -344,6 +356,16 @@ Tensor draw_leaf(const LeafInfo& leaf, Generator& gen, double scale) {
     std::vector<bool> v(static_cast<std::size_t>(n));
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = gen.uniform() < 0.5;
     return tensor(v).reshape(leaf.type.shape).clone();
+  }
+  if (is_integral(dtype) && leaf.distinct_indices && leaf.index_bound && n <= *leaf.index_bound) {
+    // n different indices: the first n of a shuffled 0..bound-1.
+    std::vector<std::int64_t> v(static_cast<std::size_t>(*leaf.index_bound));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i);
+    for (std::size_t i = v.size(); i > 1; --i) {
+      std::swap(v[i - 1], v[static_cast<std::size_t>(below(static_cast<std::int64_t>(i)))]);
+    }
+    v.resize(static_cast<std::size_t>(n));
+    return tensor(v).reshape(leaf.type.shape).to(dtype).clone();
   }
   if (is_integral(dtype)) {
     std::vector<std::int64_t> v(static_cast<std::size_t>(n));
@@ -730,6 +752,7 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::ScatterAdd:
     case OpKind::ScatterReduce:
     case OpKind::IndexAdd:
+    case OpKind::IndexPut:
     case OpKind::Sum:
     case OpKind::Mean:
     case OpKind::Prod:

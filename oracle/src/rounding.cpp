@@ -135,6 +135,7 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::InstanceNorm:
     case ir::OpKind::ScatterAdd:
     case ir::OpKind::IndexAdd:
+    case ir::OpKind::IndexPut:  // accumulate adds repeated rows; a plain put moves values
     case ir::OpKind::Interpolate:
     case ir::OpKind::Tanhshrink:  // a difference that cancels: decomposed below
       return true;

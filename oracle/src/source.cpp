@@ -350,6 +350,15 @@ class Emitter {
         statement = operator_form ? x + (node.op == OpKind::Mul ? " *= " : " /= ") + in[1]
                                   : x + "." + op + "_(" + in[1] + ")";
         break;
+      case OpKind::IndexPut:
+        // x[index] = values, as users write it; or the method (the only spelling of accumulate).
+        if (operator_form && !a.get_bool("accumulate")) {
+          statement = x + "[" + in[1] + "] = " + in[2];
+          break;
+        }
+        statement = x + ".index_put_(" + index_list(in[1]) + ", " + in[2] + ", " +
+                    accumulate_argument(a.get_bool("accumulate")) + ")";
+        break;
       case OpKind::MaskedFill:
         statement = x + ".masked_fill_(" + in[1] + ", " + float_literal(a.get_float("value")) + ")";
         break;
@@ -379,6 +388,13 @@ class Emitter {
   std::string call2(const std::string& script_fn, const std::string& python_fn,
                     const std::vector<std::string>& args) const {
     return call(script() ? script_fn : python_fn, args);
+  }
+  // index_put's one index: a tuple in Python, a list (of optional tensors) in TorchScript.
+  std::string index_list(const std::string& index) const {
+    return script() ? "[" + index + "]" : "(" + index + ",)";
+  }
+  std::string accumulate_argument(bool accumulate) const {
+    return (script() ? "" : "accumulate=") + bool_literal(accumulate);
   }
   static std::string optional_input(const std::vector<std::string>& in, std::size_t i) {
     return i < in.size() ? in[i] : std::string("None");
@@ -774,6 +790,9 @@ class Emitter {
       case OpKind::IndexAdd:
         return call("torch.index_add", {in[0], int_literal(a.get_int("dim")), in[1], in[2],
                                         "alpha=" + float_literal(a.get_float("alpha"))});
+      case OpKind::IndexPut:
+        return call("torch.index_put", {in[0], index_list(in[1]), in[2],
+                                        accumulate_argument(a.get_bool("accumulate"))});
       case OpKind::MaskedFill:
         return call("torch.masked_fill", {in[0], in[1], float_literal(a.get_float("value"))});
       case OpKind::Interpolate:

@@ -181,6 +181,13 @@ at::Tensor eager_interpolate(const at::Tensor& x, const std::vector<std::int64_t
 // torch.nn.functional.dropout. Identity (eval, p == 0, empty input) and p == 1 (x * 0) are
 // deterministic; any other training-mode mask comes from LibTorch's RNG and can never equal
 // the engine's seeded mask, so such a graph is not comparable.
+// index_put's index list: one index, into dim 0 (weft's op).
+c10::List<c10::optional<at::Tensor>> index_list(const at::Tensor& index) {
+  c10::List<c10::optional<at::Tensor>> list;
+  list.push_back(index);
+  return list;
+}
+
 at::Tensor eager_dropout(const at::Tensor& x, double p, bool training) {
   if (training && p > 0.0 && p < 1.0 && x.numel() > 0) {
     throw Error("dropout in training mode is not comparable across frameworks");
@@ -700,6 +707,8 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
                                     a.get_bool("include_self", true)));
     case OpKind::IndexAdd:
       return one(at::index_add(in[0], a.get_int("dim"), in[1], in[2], a.get_float("alpha", 1.0)));
+    case OpKind::IndexPut:
+      return one(at::index_put(in[0], index_list(in[1]), in[2], a.get_bool("accumulate", false)));
     case OpKind::Interpolate:
       return one(eager_interpolate(in[0], a.get_ints("size"), a.get_string("mode", "nearest"),
                                    a.get_bool("align_corners", false)));
@@ -784,6 +793,9 @@ std::vector<at::Tensor> lower_as_written(const ir::Node& node, const std::vector
       break;
     case OpKind::MaskedFill:
       target.masked_fill_(in[1], a.get_float("value"));
+      break;
+    case OpKind::IndexPut:
+      target.index_put_(index_list(in[1]), in[2], a.get_bool("accumulate", false));
       break;
     default:
       throw Error(std::string(ir::op_name(node.op)) + " has no in-place form");

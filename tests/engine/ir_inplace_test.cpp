@@ -52,7 +52,8 @@ Graph copy_into_slot() {
 }
 
 TensorMap values() {
-  return {{"mask",
+  return {{"rows", tensor(std::vector<std::int64_t>{3, 0, 3})},
+          {"mask",
            tensor(std::vector<bool>{true, false, false, false, true, true, false, true}, {4, 2})},
           {"x", tensor(std::vector<float>{1, -2, -3, 4, -5, 6, 7, -8}, {4, 2})},
           {"w", tensor(std::vector<float>{0.5, -0.5})},
@@ -106,21 +107,26 @@ TEST(IrInPlace, CopyIntoASlotReplacesItAndRoutesGradients) {
 TEST(IrInPlace, PlainInPlaceOpsMatchTheirDataflow) {
   for (OpKind op :
        {OpKind::Relu, OpKind::Sigmoid, OpKind::Tanh, OpKind::Exp, OpKind::Neg, OpKind::Clamp,
-        OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::MaskedFill}) {
+        OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::MaskedFill, OpKind::IndexPut}) {
     Graph g;
     const ValueId x = g.add_input("x", {kF, {4, 2}});
     const ValueId w = g.add_parameter("w", {kF, {2}});
     const ValueId mask = g.add_input("mask", {Dtype::Bool, {4, 2}});
+    const ValueId rows = g.add_input("rows", {Dtype::Int64, {3}});
     const ValueId a = g.add_node(OpKind::Mul, {x, w}, {}, {{kF, {4, 2}}})[0];
     Attributes attrs = in_place();
     if (op == OpKind::Clamp) attrs.set("min", -1.0).set("max", 2.0);
     if (op == OpKind::Sub) attrs.set("alpha", 2.0);
     if (op == OpKind::MaskedFill) attrs.set("value", -0.5);
     std::vector<ValueId> inputs{a};
-    if (op == OpKind::MaskedFill)
+    if (op == OpKind::IndexPut) attrs.set("accumulate", true);
+    if (op == OpKind::MaskedFill) {
       inputs.push_back(mask);
-    else if (schema(op).input_names.size() == 2)
+    } else if (op == OpKind::IndexPut) {
+      inputs.insert(inputs.end(), {rows, w});  // rows 3, 0 and 3 again, w added to each
+    } else if (schema(op).input_names.size() == 2) {
       inputs.push_back(w);
+    }
     const ValueId b = g.add_node(op, inputs, attrs, {{kF, {4, 2}}})[0];
     g.mark_output(g.add_node(OpKind::Mul, {b, x}, {}, {{kF, {4, 2}}})[0]);
     SCOPED_TRACE(std::string(op_name(op)));

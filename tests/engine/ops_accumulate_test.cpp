@@ -1,5 +1,5 @@
-// Index-driven accumulation (ops/scatter_reduce.cpp), masked_fill (ops/compare.cpp), and
-// group_norm / instance_norm (ops/norm.cpp): values written out by hand, PyTorch's conventions
+// Index-driven accumulation and index_put (ops/scatter_reduce.cpp), masked_fill (ops/compare.cpp),
+// and group_norm / instance_norm (ops/norm.cpp): values written out by hand, PyTorch's conventions
 // (integer means round down, ties share amax's gradient, a lone zero gets the exclusive
 // product), PyTorch's errors, and gradients against finite differences. The op sweep compares
 // each with LibTorch besides.
@@ -139,6 +139,44 @@ TEST(AccumulateOps, IndexAddAddsScaledSlices) {
         return std::vector<Tensor>{index_add(in[0], 1, longs({1, 1, 0}, {3}), in[1], -1.5)};
       },
       {random_tensor({2, 3}, 21), random_tensor({2, 3}, 22)});
+}
+
+TEST(AccumulateOps, IndexPutWritesOrAddsRows) {
+  const Tensor self = doubles({1, 2, 3, 4, 5, 6}, {3, 2});
+  // x[[2, 0]] = values; negative indices count from the end; one row broadcasts to all.
+  EXPECT_EQ(values(index_put(self, longs({2, -3}, {2}), doubles({10, 20, 30, 40}, {2, 2}))),
+            (std::vector<double>{30, 40, 3, 4, 10, 20}));
+  EXPECT_EQ(values(index_put(self, longs({1}, {1}), doubles({-1, -2}, {2}))),
+            (std::vector<double>{1, 2, -1, -2, 5, 6}));
+  // accumulate adds every value to its row, a repeated row each time.
+  EXPECT_EQ(values(index_put(self, longs({0, 2, 0}, {3}), doubles({0.5}, {}), true)),
+            (std::vector<double>{2, 3, 3, 4, 5.5, 6.5}));
+  expect_error([&] { index_put(self, longs({3}, {1}), doubles({0}, {})); },
+               "index 3 is out of bounds for dimension 0 with size 3");
+  expect_error(
+      [&] {
+        index_put(self, longs({0}, {1}), doubles({1, 2, 3}, {3}));
+      },
+      "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result "
+      "of shape [1, 2]");
+  expect_error([&] { index_put(self, longs({0}, {1}), longs({1}, {})); },
+               "Index put requires the source and destination dtypes match");
+  // Gradients: without accumulate the written rows pass nothing back to self.
+  Tensor x = doubles({1, 2, 3, 4, 5, 6}, {3, 2});
+  Tensor v = doubles({7, 8}, {2});
+  x.requires_grad_(true);
+  v.requires_grad_(true);
+  mul(index_put(x, longs({2, 0}, {2}), v), doubles({1, 2, 3, 4, 5, 6}, {3, 2})).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 0, 3, 4, 0, 0}));
+  EXPECT_EQ(values(v.grad()), (std::vector<double>{6, 8}));
+  for (bool accumulate : {false, true}) {
+    const Tensor index = accumulate ? longs({1, 1, 0}, {3}) : longs({1, 0}, {2});
+    expect_gradients_match_finite_differences(
+        [&](const std::vector<Tensor>& in) {
+          return std::vector<Tensor>{index_put(in[0], index, in[1], accumulate)};
+        },
+        {random_tensor({2, 3}, 23), random_tensor({index.numel(), 3}, 24)});
+  }
 }
 
 TEST(AccumulateOps, MaskedFillBroadcastsAndCastsTheValue) {

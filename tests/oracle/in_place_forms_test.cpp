@@ -38,7 +38,7 @@ struct WritesCase {
 
 // a = x @ w; a[1:3].relu_(); b = a + 1; b *= s; c = x - 0.5 x; c[0].sigmoid_();
 // d = c * x; e = x - 0.25; f = x - y; F.relu(f, inplace=True); e.masked_fill_(m, -1.5);
-// d[-1] = y; outputs b, d, e and f.
+// d[-1] = y; h = x + 0.5; h[rows] = put; outputs b, d, e, f and h.
 WritesCase writes_case(bool requires_grad) {
   WritesCase c;
   ir::Graph& g = c.graph;
@@ -79,8 +79,13 @@ WritesCase writes_case(bool requires_grad) {
   e = node(OpKind::MaskedFill, {e, m}, fill, {4, 3});  // node 14
   g.mark_output(b);
   g.mark_output(node(OpKind::SelectScatter, {d, y}, last, {4, 3}));
+  ir::ValueId h = node(OpKind::AddScalar, {x}, ir::Attributes().set("other", 0.5), {4, 3});
+  const ir::ValueId picked_rows = g.add_input("rows", {Dtype::Int64, {2}});
+  const ir::ValueId put = g.add_parameter("put", f32({3}));
+  h = node(OpKind::IndexPut, {h, picked_rows, put}, in_place, {4, 3});  // node 17: h[rows] = put
   g.mark_output(e);
   g.mark_output(f);
+  g.mark_output(h);
   g.set_requires_grad(requires_grad);
   std::uint64_t seed = 3;
   for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
@@ -88,6 +93,7 @@ WritesCase writes_case(bool requires_grad) {
       c.values[g.value(id).name] = uniform(g.type(id).shape, seed++);
   }
   c.values["m"] = tensor(std::vector<bool>{true, false, true});
+  c.values["rows"] = tensor(std::vector<std::int64_t>{3, 1});
   return c;
 }
 
@@ -110,14 +116,14 @@ void expect_agreement(const std::vector<std::string>& paths, bool requires_grad,
 TEST(InPlaceForms, TheCaseIsValidAndRunsTheSameBothWays) {
   const WritesCase c = writes_case(true);
   ASSERT_NO_THROW(ir::validate(c.graph));
-  EXPECT_EQ(ir::count_in_place(c.graph), 5u);
+  EXPECT_EQ(ir::count_in_place(c.graph), 6u);
   EXPECT_TRUE(ir::writes_into_slot(c.graph, c.graph.nodes()[15]));
   ir::ExecutionOptions written;
   written.as_written = true;
   const auto cotangents = ir::random_cotangents(c.graph, 1);
   const auto a = ir::execute_with_gradients(c.graph, c.values, cotangents, written);
   const auto b = ir::execute_with_gradients(c.graph, c.values, cotangents, {});
-  for (std::size_t k = 0; k < 4; ++k) {
+  for (std::size_t k = 0; k < 5; ++k) {
     EXPECT_EQ(a.forward.outputs[k].to_vector<float>(), b.forward.outputs[k].to_vector<float>());
   }
   for (const auto& [name, g] : b.gradients) {

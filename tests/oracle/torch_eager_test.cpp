@@ -753,6 +753,12 @@ std::vector<OpCase> every_op_cases() {
                    b.input("s", random({5, 4}, 98))},
                   Attributes().set("dim", 0).set("alpha", -1.5)));
   });
+  add("index_put", [](Builder& b) {
+    b.output(b.op(OpKind::IndexPut,
+                  {b.input("x", random({4, 3}, 99)), b.input("i", random_ints({2}, 100, 0, 4)),
+                   b.input("s", random({3}, 101))},
+                  Attributes().set("accumulate", true)));
+  });
   add("masked_fill", [=](Builder& b) {
     b.output(b.op(OpKind::MaskedFill, {b.input("x", y3), b.input("m", p)},
                   Attributes().set("value", 2.5)));

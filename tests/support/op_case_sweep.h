@@ -217,8 +217,8 @@ bool math_cases(Sweep& s, ir::OpKind op);
 // The cases of amax, amin, any, all, cumsum, cumprod, flip, roll, repeat and diagonal
 // (op_cases_order.cpp); false for other ops.
 bool order_cases(Sweep& s, ir::OpKind op);
-// The cases of group_norm, instance_norm, scatter_add, scatter_reduce, index_add and
-// masked_fill (op_cases_accumulate.cpp); false for other ops.
+// The cases of group_norm, instance_norm, scatter_add, scatter_reduce, index_add, index_put
+// and masked_fill (op_cases_accumulate.cpp); false for other ops.
 bool accumulate_cases(Sweep& s, ir::OpKind op);
 // The cases of max_pool3d, avg_pool3d and adaptive_avg_pool3d (op_cases_pool3d.cpp); false
 // for other ops.

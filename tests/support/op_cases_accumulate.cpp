@@ -1,5 +1,5 @@
 // The op sweep's cases of group_norm and instance_norm, and of the index-driven writes:
-// scatter_add, scatter_reduce (every reduction, with and without self), index_add and
+// scatter_add, scatter_reduce (every reduction, with and without self), index_add, index_put and
 // masked_fill. Indices repeat on purpose (several sources per target); amax/amin take pairwise
 // distinct values so that finite differences see no tie (ties are convention cases), and
 // prod's values stay away from zero except in its zero cases, where the gradient is PyTorch's
@@ -160,6 +160,49 @@ void index_adds(Sweep& s) {
         attrs().set("dim", 0));
 }
 
+// index_put: distinct rows without accumulate (a repeated row is undefined), repeated ones with
+// it; values of the indexed rows, of one row, or 0-d; negative indices count from the end.
+void index_puts(Sweep& s) {
+  auto& v = s.v;
+  const auto put = [](bool accumulate) { return attrs().set("accumulate", accumulate); };
+  s.add("rows",
+        {in("self", v.uniform({4, 3})), in("index", int64s({2, 0}, {2})),
+         in("values", v.uniform({2, 3}))},
+        put(false));
+  s.add("accumulate_repeated",
+        {in("self", v.uniform({3, 2})), in("index", int64s({2, 0, 2, 1, 2}, {5})),
+         in("values", v.uniform({5, 2}))},
+        put(true));
+  s.add("one_row_broadcast",
+        {in("self", v.uniform({4, 2, 3})), in("index", int64s({3, 1}, {2})),
+         in("values", v.uniform({2, 3}))},
+        put(false));
+  s.add("scalar_value_negative_index",
+        {in("self", v.uniform({5})), in("index", int64s({-1, 0, -3}, {3})),
+         in("values", v.uniform({}))},
+        put(false));
+  s.add("accumulate_broadcast",
+        {in("self", v.uniform({3, 4})), in("index", int64s({1, 1}, {2})),
+         in("values", v.uniform({4}))},
+        put(true));
+  s.add("size0_index",
+        {in("self", v.uniform({3, 2})), in("index", v.ints({0}, 0, 1)),
+         in("values", v.uniform({0, 2}))},
+        put(true));
+  s.add("size0_rows",
+        {in("self", v.uniform({2, 0})), in("index", int64s({1}, {1})),
+         in("values", v.uniform({1, 0}))},
+        put(false));
+  s.add_constant("int64_accumulate",
+                 {in("self", v.ints({3, 2}, -5, 5)), in("index", int64s({0, 2, 0}, {3})),
+                  in("values", v.ints({3, 2}, -5, 5))},
+                 put(true));
+  s.add_constant(
+      "bool",
+      {in("self", v.bools({4})), in("index", int64s({3, 1}, {2})), in("values", v.bools({2}))},
+      put(false));
+}
+
 void masked_fills(Sweep& s) {
   auto& v = s.v;
   s.add("same_shape", {in("self", v.uniform({2, 3})), in("mask", v.bools({2, 3}))},
@@ -194,6 +237,9 @@ bool accumulate_cases(Sweep& s, OpKind op) {
       return true;
     case OpKind::MaskedFill:
       masked_fills(s);
+      return true;
+    case OpKind::IndexPut:
+      index_puts(s);
       return true;
     default:
       return false;

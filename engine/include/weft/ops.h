@@ -277,6 +277,11 @@ Tensor scatter_reduce(const Tensor& self, std::int64_t dim, const Tensor& index,
 // self with alpha * source's slice i added to slice index[i] along `dim`: torch.index_add.
 Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& source,
                  double alpha = 1.0);
+// self with values written to (accumulate: added to) the rows that the 1-d index names along
+// dim 0; values broadcast to those rows: torch.index_put(self, (index,), values, accumulate),
+// x[index] = values.
+Tensor index_put(const Tensor& self, const Tensor& index, const Tensor& values,
+                 bool accumulate = false);
 
 // ---- resampling (ops/interpolate.cpp): nearest, linear (3-d input), bilinear (4-d) ----
 Tensor interpolate(const Tensor& x, IntList size, std::string_view mode = "nearest",

@@ -166,6 +166,7 @@ class Tensor {
   Tensor& exp_();
   Tensor& neg_();
   Tensor& masked_fill_(const Tensor& mask, double value);
+  Tensor& index_put_(const Tensor& index, const Tensor& values, bool accumulate = false);
 
  private:
   std::shared_ptr<TensorImpl> impl_;

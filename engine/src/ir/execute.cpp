@@ -414,6 +414,8 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
                                 a.get_string("reduce", "sum"), a.get_bool("include_self", true)));
     case OpKind::IndexAdd:
       return one(index_add(in[0], a.get_int("dim"), in[1], in[2], a.get_float("alpha", 1.0)));
+    case OpKind::IndexPut:
+      return one(index_put(in[0], in[1], in[2], a.get_bool("accumulate", false)));
     case OpKind::IndexSelect:
       return one(index_select(in[0], a.get_int("dim"), in[1]));
     case OpKind::Interpolate:

@@ -38,6 +38,7 @@ bool output_free_for_writing(OpKind op) {
     case OpKind::DivScalar:
     case OpKind::Where:
     case OpKind::MaskedFill:
+    case OpKind::IndexPut:
     case OpKind::Sum:
     case OpKind::Mean:
     case OpKind::Matmul:
@@ -106,6 +107,7 @@ bool can_run_in_place(OpKind op) {
     case OpKind::Mul:
     case OpKind::Div:
     case OpKind::MaskedFill:
+    case OpKind::IndexPut:
       return true;
     default:
       return false;
@@ -332,6 +334,9 @@ std::vector<Tensor> run_node_as_written(const Node& node, const std::vector<Tens
       break;
     case OpKind::MaskedFill:
       target.masked_fill_(inputs[1], a.get_float("value"));
+      break;
+    case OpKind::IndexPut:
+      target.index_put_(inputs[1], inputs[2], a.get_bool("accumulate", false));
       break;
     default:
       throw Error(std::string(op_name(node.op)) + " has no in-place form");

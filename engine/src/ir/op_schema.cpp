@@ -366,6 +366,9 @@ OpSchema make_schema(OpKind op) {
     case K::IndexAdd:
       return row(op, "scatter_reduce", {"self", "index", "source"},
                  {required("dim", AttrType::Int), float_attr("alpha", 1.0)});
+    case K::IndexPut:
+      return row(op, "scatter_reduce", {"self", "index", "values"},
+                 {bool_attr("accumulate", false)});
 
     case K::Interpolate:
       return unary(op, "interpolate",

@@ -1,5 +1,6 @@
 // Index-driven accumulation: scatter_add, scatter_reduce (sum, prod, mean, amax, amin, with or
-// without self) and index_add. Each source element is combined into the element of the output
+// without self), index_add and index_put (x[index] = values, or += with accumulate). Each
+// source element is combined into the element of the output
 // that its index names, in the source's order (ATen's CPU order). The backward formulas are
 // PyTorch's (derivatives.yaml, scatter_reduce_backward), written with engine ops so that a
 // double backward is recorded too: amax/amin share a tie's gradient evenly, prod's exclusive
@@ -345,6 +346,80 @@ Tensor index_add(const Tensor& self, std::int64_t dim_in, const Tensor& index, c
           if (alpha != 1.0)
             grad_source = mul(grad_source, scalar_tensor(alpha, dtype(g[0].dtype())));
           return std::vector<Tensor>{g[0], grad_source};
+        });
+  }
+  return out;
+}
+
+Tensor index_put(const Tensor& self, const Tensor& index, const Tensor& values, bool accumulate) {
+  WEFT_TRACE_OP(IndexPut, (self, index, values), ir::Attributes().set("accumulate", accumulate),
+                index_put(self, index, values, accumulate));
+  if (index.dtype() != Dtype::Int64 && index.dtype() != Dtype::Int32) {
+    throw Error("tensors used as indices must be long, int, byte or bool tensors");
+  }
+  if (self.dim() == 0) throw Error("too many indices for tensor of dimension 0 (got 1)");
+  // torch.index_put takes a list of indices; weft's op is its one-index form (dim 0).
+  if (index.dim() != 1) {
+    throw Error("index_put: weft's index_put takes one 1-d index into dim 0, got a " +
+                std::to_string(index.dim()) + "-d index");
+  }
+  if (values.dtype() != self.dtype()) {
+    throw Error(std::string("Index put requires the source and destination dtypes match, got ") +
+                torch_scalar_type_name(self.dtype()) + " for the destination and " +
+                torch_scalar_type_name(values.dtype()) + " for the source.");
+  }
+  Shape slots = self.sizes();
+  slots[0] = index.numel();
+  bool broadcasts = values.dim() <= self.dim();
+  for (std::int64_t i = 1; broadcasts && i <= values.dim(); ++i) {
+    const std::int64_t v = values.sizes()[static_cast<std::size_t>(values.dim() - i)];
+    broadcasts = v == 1 || v == slots[slots.size() - static_cast<std::size_t>(i)];
+  }
+  if (!broadcasts) {
+    throw Error("shape mismatch: value tensor of shape " + shape_str(values.sizes()) +
+                " cannot be broadcast to indexing result of shape " + shape_str(slots));
+  }
+  const std::int64_t rows = self.sizes()[0];
+  std::vector<std::int64_t> wrapped = index.to(Dtype::Int64).to_vector<std::int64_t>();
+  for (std::int64_t& v : wrapped) {
+    if (v < -rows || v >= rows) {
+      throw Error("index " + std::to_string(v) + " is out of bounds for dimension 0 with size " +
+                  std::to_string(rows));
+    }
+    if (v < 0) v += rows;
+  }
+  Tensor source;
+  {
+    autograd::NoGradGuard guard;
+    source = expand(values.detach(), slots).contiguous();
+  }
+  const ScatterPlan plan = plan_index_add(self, 0, index, source);
+  Tensor out;
+  if (accumulate) {
+    out = combine(self, source, plan, Reduction::Sum, true, 1.0, nullptr);
+  } else {
+    // Assignment in the index's order: with a repeated index the last write stays (ATen's CPU
+    // order; PyTorch calls repeated indices without accumulate undefined).
+    out = self.detach().contiguous().clone();
+    kernels::dispatch(self.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* op = out.data<T>();
+      const T* sp = source.data<T>();
+      for (std::size_t k = 0; k < plan.target.size(); ++k) op[plan.target[k]] = sp[plan.source[k]];
+    });
+  }
+  if (self.is_floating_point()) {
+    const Shape values_shape = values.sizes();
+    autograd::record_function(
+        "IndexPutBackward0", {self, values}, {out}, {tensor(wrapped)},
+        [accumulate, values_shape](const std::vector<Tensor>& g, const std::vector<Tensor>& s) {
+          // self's gradient: g, with the written rows zeroed unless they were added to;
+          // values': the written rows of g, summed over values' broadcast dims.
+          const Tensor grad_self =
+              accumulate ? g[0]
+                         : index_put(g[0], s[0], scalar_tensor(0.0, dtype(g[0].dtype())), false);
+          return std::vector<Tensor>{grad_self,
+                                     autograd::sum_to(index_select(g[0], 0, s[0]), values_shape)};
         });
   }
   return out;

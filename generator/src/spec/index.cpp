@@ -2,7 +2,9 @@
 // (an index of the input's rank, no larger than it except along `dim`) and index_select (a
 // 1-d index, or a 0-d one), and the accumulating writes: scatter_add and scatter_reduce (an
 // index of src's shape: PyTorch's backward refuses a src larger than the index) and
-// index_add (a 1-d index, one entry per slice of source along `dim`).
+// index_add (a 1-d index, one entry per slice of source along `dim`), and index_put (a 1-d
+// index into dim 0, values broadcast to the indexed rows; without accumulate, no more indices
+// than rows, which the value search draws all different).
 #include <algorithm>
 #include <string>
 
@@ -139,6 +141,36 @@ void index_add_rule(B& b) {
   b.output(x);
 }
 
+// self, index (1-d, into dim 0), values: values broadcast to [count, self's other dims].
+template <class B>
+void index_put_rule(B& b) {
+  const int rank = b.rank(0);
+  b.require_that(rank >= 1, "index_put: a 0-d self has no dim to index");
+  const auto x = b.data(0);
+  b.require(x[0] >= 1);
+  const bool accumulate = b.chance("accumulate", 0.5);
+  b.set_attr("accumulate", accumulate);
+  const std::int64_t hi = b.chance("index.long", 0.15) ? b.bounds().max_dim : 8;
+  const auto count = b.var("index.0", min_dim(b), hi);
+  // Without accumulate a repeated index is undefined: at most one write per row.
+  if (!accumulate) b.require(count <= x[0]);
+  b.shape_input(1, {count});
+  auto rows = x;
+  rows[0] = count;
+  // values: the indexed rows (rank of self), one row broadcast to all of them (one less), or a
+  // 0-d value: the last dims of the rows.
+  int values_rank = rank;
+  if (b.bound(2)) {
+    values_rank = b.rank(2);
+    b.require_that(values_rank <= rank, "index_put: values of higher rank than self");
+  } else {
+    const std::int64_t form = b.choose("values.form", 0, 2);
+    values_rank = form == 2 ? 0 : form == 1 ? rank - 1 : rank;
+  }
+  b.shape_input(2, decltype(rows)(rows.end() - values_rank, rows.end()));
+  b.output(x);
+}
+
 OpSpec make(ir::OpKind op, int index_max_rank, void (*sample)(Sampler&), void (*encode)(Encoder&)) {
   OpSpec s;
   s.op = op;
@@ -172,6 +204,13 @@ OpSpec index_spec(ir::OpKind op) {
       s.inputs.push_back(InputDecl{"source", InputRole::Data, 1, 5});
       s.inputs[0].min_rank = 1;
       s.dtypes = kFloat;
+      return s;
+    }
+    case K::IndexPut: {
+      OpSpec s = make(op, 1, WEFT_RULE(index_put_rule));
+      s.inputs.push_back(InputDecl{"values", InputRole::Data, 0, 5});
+      s.inputs[0].min_rank = 1;
+      s.dtypes = kFloat | kInt;
       return s;
     }
     default:

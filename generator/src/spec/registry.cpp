@@ -176,6 +176,7 @@ OpSpec make_spec(ir::OpKind op) {
     case K::ScatterAdd:
     case K::ScatterReduce:
     case K::IndexAdd:
+    case K::IndexPut:
       return index_spec(op);
     case K::Interpolate:
       return interpolate_spec(op);

@@ -192,6 +192,7 @@
   X(ScatterAdd, "scatter_add")                                             \
   X(ScatterReduce, "scatter_reduce")                                       \
   X(IndexAdd, "index_add")                                                 \
+  X(IndexPut, "index_put")                                                 \
   /* resampling: ops/interpolate.cpp */                                    \
   X(Interpolate, "interpolate")                                            \
   /* type conversion: ops/cast.cpp */                                      \
