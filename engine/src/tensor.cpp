@@ -493,6 +493,11 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, double value) {
 }
 
 Tensor& Tensor::index_put_(const Tensor& index, const Tensor& values, bool accumulate) {
+  if (values.storage() == storage()) {
+    throw Error(
+        "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+        "to a single memory location. Please clone() the tensor before performing the operation.");
+  }
   return copy_(weft::index_put(inplace_operand(*this, values), index, values, accumulate));
 }
 

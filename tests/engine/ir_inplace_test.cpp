@@ -160,6 +160,17 @@ TEST(IrInPlace, WritesThatWouldChangeTheGraphsMeaningAreRefused) {
     g.mark_output(g.add_node(OpKind::Add, {a, r}, {}, {{kF, {2}}})[0]);
     expect_refused(g, "read the written result instead");
   }
+  {  // index_put_ whose values are the written tensor itself (campaign seed 1610, case 273)
+    Graph g;
+    const ValueId x = g.add_input("x", {kF, {2}});
+    const ValueId i = g.add_input("i", {Dtype::Int64, {1}});
+    const ValueId a = g.add_node(OpKind::Neg, {x}, {}, {{kF, {2}}})[0];
+    g.mark_output(g.add_node(OpKind::IndexPut, {a, i, a}, in_place(), {{kF, {2}}})[0]);
+    expect_refused(g, "index_put_ reads value 2, which shares the storage it writes");
+    // The engine refuses the call as PyTorch does.
+    Tensor t = tensor(std::vector<float>{1, 2});
+    EXPECT_THROW(t.index_put_(tensor(std::vector<std::int64_t>{0}), t), Error);
+  }
   {  // the result of exp, which its backward reads
     Graph g;
     const ValueId x = g.add_input("x", {kF, {2}});

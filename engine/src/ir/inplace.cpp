@@ -216,6 +216,18 @@ std::optional<InPlaceProblem> in_place_problem(const Graph& graph) {
       continue;
     }
     const ValueId storage = root_of(target);
+    // index_put_ and masked_fill_ refuse an operand that overlaps the tensor they write ("some
+    // elements of the input tensor and the written-to tensor refer to a single memory location").
+    if ((node.op == OpKind::IndexPut || node.op == OpKind::MaskedFill) && is_in_place(node)) {
+      for (std::size_t k = 1; k < node.inputs.size(); ++k) {
+        if (root_of(node.inputs[k]) == storage) {
+          return InPlaceProblem{n, std::string(op_name(node.op)) + "_ reads " +
+                                       value_label(graph, node.inputs[k]) +
+                                       ", which shares the storage it writes (PyTorch refuses "
+                                       "overlapping operands)"};
+        }
+      }
+    }
     if (graph.leaf_kind(storage)) {
       return InPlaceProblem{n, "writes into the storage of leaf '" + graph.value(storage).name +
                                    "' (PyTorch refuses a write into a leaf that requires grad, "
