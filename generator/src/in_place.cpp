@@ -180,10 +180,11 @@ class Writer {
         const auto count = static_cast<std::int64_t>(
             1 + below(rng_, static_cast<std::size_t>(accumulate ? rows + 2 : rows)));
         std::vector<std::int64_t> index;
-        for (std::int64_t k = 0; k < count; ++k) {
-          index.push_back(static_cast<std::int64_t>(below(rng_, static_cast<std::size_t>(rows))));
-        }
-        if (!accumulate) {  // the first `count` of a shuffled 0..rows-1
+        if (accumulate) {  // rows drawn freely, repeats added up
+          for (std::int64_t k = 0; k < count; ++k) {
+            index.push_back(static_cast<std::int64_t>(below(rng_, static_cast<std::size_t>(rows))));
+          }
+        } else {  // the first `count` of a shuffled 0..rows-1
           index.resize(static_cast<std::size_t>(rows));
           std::iota(index.begin(), index.end(), std::int64_t{0});
           std::shuffle(index.begin(), index.end(), rng_);

@@ -1,7 +1,7 @@
 // Index-driven accumulation: scatter_add, scatter_reduce (sum, prod, mean, amax, amin, with or
 // without self), index_add and index_put (x[index] = values, or += with accumulate). Each
-// source element is combined into the element of the output
-// that its index names, in the source's order (ATen's CPU order). The backward formulas are
+// source element is combined into the element of the output that its index names, in the
+// source's order (ATen's CPU order). The backward formulas are
 // PyTorch's (derivatives.yaml, scatter_reduce_backward), written with engine ops so that a
 // double backward is recorded too: amax/amin share a tie's gradient evenly, prod's exclusive
 // products are exact where one zero is scattered to an element.
