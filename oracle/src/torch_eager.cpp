@@ -178,9 +178,6 @@ at::Tensor eager_interpolate(const at::Tensor& x, const std::vector<std::int64_t
               mode + ")");
 }
 
-// torch.nn.functional.dropout. Identity (eval, p == 0, empty input) and p == 1 (x * 0) are
-// deterministic; any other training-mode mask comes from LibTorch's RNG and can never equal
-// the engine's seeded mask, so such a graph is not comparable.
 // index_put's index list: one index, into dim 0 (weft's op).
 c10::List<c10::optional<at::Tensor>> index_list(const at::Tensor& index) {
   c10::List<c10::optional<at::Tensor>> list;
@@ -188,6 +185,9 @@ c10::List<c10::optional<at::Tensor>> index_list(const at::Tensor& index) {
   return list;
 }
 
+// torch.nn.functional.dropout. Identity (eval, p == 0, empty input) and p == 1 (x * 0) are
+// deterministic; any other training-mode mask comes from LibTorch's RNG and can never equal
+// the engine's seeded mask, so such a graph is not comparable.
 at::Tensor eager_dropout(const at::Tensor& x, double p, bool training) {
   if (training && p > 0.0 && p < 1.0 && x.numel() > 0) {
     throw Error("dropout in training mode is not comparable across frameworks");
