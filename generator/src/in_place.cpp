@@ -148,7 +148,7 @@ class Writer {
     const ir::TensorType type = graph_.type(target);
     ir::Attributes attrs;
     attrs.set("inplace", true);
-    switch (below(rng_, 10)) {
+    switch (below(rng_, 11)) {
       case 0:
         return insert_node(graph_, at, OpKind::Relu, {target}, attrs, type);
       case 1:
@@ -199,6 +199,14 @@ class Writer {
         values_[graph_.value(v).name] = draw(values, -1.0, 1.0, gen_);
         attrs.set("accumulate", accumulate);
         return insert_node(graph_, at, OpKind::IndexPut, {target, i, v}, attrs, type);
+      }
+      case 7: {
+        // x.copy_(src): src a new parameter of x's shape or of its last dim (broadcast).
+        ir::TensorType src{type.dtype, type.shape};
+        if (!src.shape.empty() && below(rng_, 2) == 0) src.shape = {type.shape.back()};
+        const ValueId s = graph_.add_parameter(fresh_name(graph_, "src"), src);
+        values_[graph_.value(s).name] = draw(src, -1.0, 1.0, gen_);
+        return insert_node(graph_, at, OpKind::Copy, {target, s}, attrs, type);
       }
       default: {
         // x.add_(w), x.sub_(w, alpha=2), x.mul_(w), x.div_(w): w a new parameter along the last

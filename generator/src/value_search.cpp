@@ -93,6 +93,10 @@ bool passes_elements(OpKind op, std::size_t slot) {
       return slot >= 1;
     case OpKind::MaskedFill:
       return slot == 0;
+    case OpKind::Copy:
+      return slot == 1;
+    case OpKind::MaskedScatter:
+      return slot != 1;
     case OpKind::Gather:
     case OpKind::IndexSelect:
       return slot == 0;
@@ -809,6 +813,10 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Roll:
     case OpKind::Repeat:
     case OpKind::Diagonal:
+    case OpKind::Im2col:
+    case OpKind::Col2im:
+    case OpKind::Copy:
+    case OpKind::MaskedScatter:
     case OpKind::SliceScatter:
     case OpKind::SelectScatter:
     case OpKind::Cat:

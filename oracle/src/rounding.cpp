@@ -137,6 +137,7 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::IndexAdd:
     case ir::OpKind::IndexPut:  // accumulate adds repeated rows; a plain put moves values
     case ir::OpKind::Interpolate:
+    case ir::OpKind::Col2im:      // overlapping blocks add up
     case ir::OpKind::Tanhshrink:  // a difference that cancels: decomposed below
       return true;
     default:
@@ -211,6 +212,9 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Gather:
     case ir::OpKind::IndexSelect:
     case ir::OpKind::MaskedFill:
+    case ir::OpKind::Im2col:
+    case ir::OpKind::Copy:  // the generator gives src self's dtype: no rounding cast
+    case ir::OpKind::MaskedScatter:
       return true;
     default:
       return false;

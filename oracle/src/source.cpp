@@ -362,6 +362,9 @@ class Emitter {
       case OpKind::MaskedFill:
         statement = x + ".masked_fill_(" + in[1] + ", " + float_literal(a.get_float("value")) + ")";
         break;
+      case OpKind::Copy:
+        statement = x + ".copy_(" + in[1] + ")";
+        break;
       case OpKind::Relu:
         // The functional spelling too (torch.relu_ in TorchScript): Dynamo and TorchScript
         // reach it through another entry point than the method's.
@@ -740,6 +743,11 @@ class Emitter {
       case OpKind::SelectScatter:
         return call("torch.select_scatter",
                     {x, in[1], int_literal(a.get_int("dim")), int_literal(a.get_int("index"))});
+      // copy_ has no out-of-place function: a fresh copy of self is written.
+      case OpKind::Copy:
+        return x + ".clone().copy_(" + in[1] + ")";
+      case OpKind::MaskedScatter:
+        return call("torch.masked_scatter", in);
       case OpKind::Cat:
       case OpKind::Stack: {
         std::string list = "[";
@@ -797,6 +805,20 @@ class Emitter {
         return call("torch.masked_fill", {in[0], in[1], float_literal(a.get_float("value"))});
       case OpKind::Interpolate:
         return interpolate(n, x, a, shape_of(node.inputs[0]));
+      // F.unfold / F.fold; TorchScript defined from C++ has no F (nor torch._C._nn): its torch.*
+      // names every ATen op, so it calls aten::im2col / aten::col2im (same argument order).
+      case OpKind::Im2col:
+      case OpKind::Col2im: {
+        const bool fold = node.op == OpKind::Col2im;
+        std::vector<std::string> args{x};
+        for (const char* name : {"output_size", "kernel_size", "dilation", "padding", "stride"}) {
+          if (!fold && std::string_view(name) == "output_size") continue;
+          const std::string list = ints_literal(a.get_ints(name));
+          args.push_back(script() ? list : std::string(name) + "=" + list);
+        }
+        if (script()) return call(fold ? "torch.col2im" : "torch.im2col", args);
+        return call(fold ? "F.fold" : "F.unfold", args);
+      }
       case OpKind::Cast:
         return x + ".to(" + dtype_expression(a.get_dtype("dtype"), dialect_) + ")";
       case OpKind::Contiguous:

@@ -667,6 +667,10 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
                                    a.get_int("end", INT64_MAX), a.get_int("step", 1)));
     case OpKind::SelectScatter:
       return one(at::select_scatter(in[0], in[1], a.get_int("dim"), a.get_int("index")));
+    case OpKind::Copy:  // x.clone().copy_(src): aten.copy once functionalized
+      return one(in[0].clone().copy_(in[1]));
+    case OpKind::MaskedScatter:
+      return one(at::masked_scatter(in[0], in[1], in[2]));
     case OpKind::Cat:
       return one(at::cat(in, a.get_int("dim", 0)));
     case OpKind::Stack:
@@ -712,6 +716,12 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
     case OpKind::Interpolate:
       return one(eager_interpolate(in[0], a.get_ints("size"), a.get_string("mode", "nearest"),
                                    a.get_bool("align_corners", false)));
+    case OpKind::Im2col:
+      return one(at::im2col(in[0], a.get_ints("kernel_size"), a.get_ints("dilation"),
+                            a.get_ints("padding"), a.get_ints("stride")));
+    case OpKind::Col2im:
+      return one(at::col2im(in[0], a.get_ints("output_size"), a.get_ints("kernel_size"),
+                            a.get_ints("dilation"), a.get_ints("padding"), a.get_ints("stride")));
     case OpKind::Cast:
       return one(in[0].to(to_torch_dtype(a.get_dtype("dtype"))));
     case OpKind::Contiguous:
@@ -796,6 +806,9 @@ std::vector<at::Tensor> lower_as_written(const ir::Node& node, const std::vector
       break;
     case OpKind::IndexPut:
       target.index_put_(index_list(in[1]), in[2], a.get_bool("accumulate", false));
+      break;
+    case OpKind::Copy:
+      target.copy_(in[1]);
       break;
     default:
       throw Error(std::string(ir::op_name(node.op)) + " has no in-place form");

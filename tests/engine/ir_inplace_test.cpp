@@ -105,9 +105,9 @@ TEST(IrInPlace, CopyIntoASlotReplacesItAndRoutesGradients) {
 }
 
 TEST(IrInPlace, PlainInPlaceOpsMatchTheirDataflow) {
-  for (OpKind op :
-       {OpKind::Relu, OpKind::Sigmoid, OpKind::Tanh, OpKind::Exp, OpKind::Neg, OpKind::Clamp,
-        OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::MaskedFill, OpKind::IndexPut}) {
+  for (OpKind op : {OpKind::Relu, OpKind::Sigmoid, OpKind::Tanh, OpKind::Exp, OpKind::Neg,
+                    OpKind::Clamp, OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div,
+                    OpKind::MaskedFill, OpKind::IndexPut, OpKind::Copy}) {
     Graph g;
     const ValueId x = g.add_input("x", {kF, {4, 2}});
     const ValueId w = g.add_parameter("w", {kF, {2}});

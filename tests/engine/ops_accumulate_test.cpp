@@ -232,5 +232,55 @@ TEST(AccumulateOps, GroupNormIsLayerNormPerGroupAndInstanceNormOneGroupPerChanne
       {random_tensor({2, 4, 3}, 42), random_tensor({4}, 43, 0.5, 1.5), random_tensor({4}, 44)});
 }
 
+TEST(AccumulateOps, MaskedScatterReadsSourceInOrder) {
+  const Tensor mask = tensor(std::vector<bool>{true, false, true, false, true, true}, {2, 3});
+  // The masked elements, row-major, take source's leading elements; self broadcasts to mask.
+  EXPECT_EQ(
+      values(masked_scatter(doubles({1, 2, 3}, {3}), mask, doubles({10, 20, 30, 40, 50}, {5}))),
+      (std::vector<double>{10, 2, 20, 1, 30, 40}));
+  expect_error(
+      [&] {
+        masked_scatter(doubles({1, 2, 3}, {3}), mask, doubles({10, 20, 30}, {3}));
+      },
+      "Number of elements of source < number of ones in mask");
+  expect_error(
+      [&] {
+        masked_scatter(doubles({1, 2, 3}, {3}), mask, longs({1, 2, 3, 4}, {4}));
+      },
+      "masked_scatter: expected self and source to have same dtypes");
+  // Gradients: self's broadcast dims sum its unmasked elements; source gets g where it was read.
+  Tensor x = doubles({0, 0, 0}, {3});
+  Tensor source = doubles({0, 1, 2, 3, 4, 5}, {2, 3});
+  x.requires_grad_(true);
+  source.requires_grad_(true);
+  mul(masked_scatter(x, mask, source), doubles({1, 2, 3, 4, 5, 6}, {2, 3})).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{4, 2, 0}));
+  EXPECT_EQ(values(source.grad()), (std::vector<double>{1, 3, 5, 6, 0, 0}));
+  expect_gradients_match_finite_differences(
+      [&](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{masked_scatter(in[0], mask, in[1])};
+      },
+      {random_tensor({2, 3}, 51), random_tensor({7}, 52)});
+}
+
+TEST(AccumulateOps, CopyBroadcastsSourceIntoSelf) {
+  // self's values never reach the result; an integer self truncates a float source.
+  EXPECT_EQ(values(copy(doubles({1, 2, 3, 4}, {2, 2}), doubles({7, 8}, {2}))),
+            (std::vector<double>{7, 8, 7, 8}));
+  EXPECT_EQ(copy(longs({1, 2}, {2}), doubles({1.7, -1.7}, {2})).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, -1}));
+  EXPECT_THROW(copy(doubles({1, 2, 3, 4, 5, 6}, {2, 3}), doubles({1, 2}, {2})), Error);
+  Tensor self = doubles({1, 2, 3, 4}, {2, 2});
+  Tensor src = doubles({5}, {1});
+  self.requires_grad_(true);
+  src.requires_grad_(true);
+  copy(self, src).sum().backward();
+  EXPECT_EQ(values(self.grad()), (std::vector<double>{0, 0, 0, 0}));
+  EXPECT_EQ(values(src.grad()), (std::vector<double>{4}));
+  expect_gradients_match_finite_differences(
+      [](const std::vector<Tensor>& in) { return std::vector<Tensor>{copy(in[0], in[1])}; },
+      {random_tensor({2, 3}, 53), random_tensor({3}, 54)});
+}
+
 }  // namespace
 }  // namespace weft

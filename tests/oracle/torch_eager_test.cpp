@@ -763,6 +763,31 @@ std::vector<OpCase> every_op_cases() {
     b.output(b.op(OpKind::MaskedFill, {b.input("x", y3), b.input("m", p)},
                   Attributes().set("value", 2.5)));
   });
+  add("masked_scatter", [=](Builder& b) {
+    b.output(b.op(OpKind::MaskedScatter,
+                  {b.input("x", y3), b.input("m", p), b.input("s", random({2, 3}, 102))}));
+  });
+  add("im2col", [](Builder& b) {
+    b.output(b.op(OpKind::Im2col, {b.input("x", random({1, 2, 4, 5}, 105))},
+                  Attributes()
+                      .set("kernel_size", Ints{2, 3})
+                      .set("dilation", Ints{1, 1})
+                      .set("padding", Ints{1, 0})
+                      .set("stride", Ints{2, 1})));
+  });
+  add("col2im", [](Builder& b) {
+    b.output(b.op(OpKind::Col2im, {b.input("x", random({2, 8, 4}, 106))},
+                  Attributes()
+                      .set("output_size", Ints{3, 3})
+                      .set("kernel_size", Ints{2, 2})
+                      .set("dilation", Ints{1, 1})
+                      .set("padding", Ints{0, 0})
+                      .set("stride", Ints{1, 1})));
+  });
+  add("copy", [](Builder& b) {
+    b.output(
+        b.op(OpKind::Copy, {b.input("x", random({2, 3}, 103)), b.input("s", random({3}, 104))}));
+  });
 
   // resampling
   const Tensor x124 = random({1, 2, 4}, 76);

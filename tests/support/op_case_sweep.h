@@ -217,13 +217,15 @@ bool math_cases(Sweep& s, ir::OpKind op);
 // The cases of amax, amin, any, all, cumsum, cumprod, flip, roll, repeat and diagonal
 // (op_cases_order.cpp); false for other ops.
 bool order_cases(Sweep& s, ir::OpKind op);
-// The cases of group_norm, instance_norm, scatter_add, scatter_reduce, index_add, index_put
-// and masked_fill (op_cases_accumulate.cpp); false for other ops.
+// The cases of group_norm, instance_norm, scatter_add, scatter_reduce, index_add, index_put,
+// masked_fill, masked_scatter and copy (op_cases_accumulate.cpp); false for other ops.
 bool accumulate_cases(Sweep& s, ir::OpKind op);
 // The cases of max_pool3d, avg_pool3d and adaptive_avg_pool3d (op_cases_pool3d.cpp); false
 // for other ops.
 bool pool3d_cases(Sweep& s, ir::OpKind op);
 // The cases of cdist and pdist (op_cases_distance.cpp); false for other ops.
 bool distance_cases(Sweep& s, ir::OpKind op);
+// The cases of im2col and col2im (op_cases_fold.cpp); false for other ops.
+bool fold_cases(Sweep& s, ir::OpKind op);
 
 }  // namespace weft::testing::sweep

@@ -1,9 +1,9 @@
 // The op sweep's cases of group_norm and instance_norm, and of the index-driven writes:
-// scatter_add, scatter_reduce (every reduction, with and without self), index_add, index_put and
-// masked_fill. Indices repeat on purpose (several sources per target); amax/amin take pairwise
-// distinct values so that finite differences see no tie (ties are convention cases), and
-// prod's values stay away from zero except in its zero cases, where the gradient is PyTorch's
-// exclusive product.
+// scatter_add, scatter_reduce (every reduction, with and without self), index_add, index_put,
+// masked_fill, masked_scatter and copy. Indices repeat on purpose (several sources per target);
+// amax/amin take pairwise distinct values so that finite differences see no tie (ties are
+// convention cases), and prod's values stay away from zero except in its zero cases, where the
+// gradient is PyTorch's exclusive product.
 #include <string>
 #include <vector>
 
@@ -223,6 +223,43 @@ void masked_fills(Sweep& s) {
         attrs().set("value", 2.0));
 }
 
+// Source holds exactly the masked count, or more (the rest is never read); self broadcasts to
+// the mask. (Too small a source is PyTorch's error: an engine test.)
+void masked_scatters(Sweep& s) {
+  auto& v = s.v;
+  const Tensor mask23 = tensor(std::vector<bool>{true, false, true, false, true, true}, {2, 3});
+  s.add("same_shape",
+        {in("self", v.uniform({2, 3})), in("mask", mask23), in("source", v.uniform({2, 3}))});
+  s.add("exact_count",
+        {in("self", v.uniform({2, 3})), in("mask", mask23), in("source", v.uniform({4}))});
+  s.add("mask_broadcasts",
+        {in("self", v.uniform({2, 3})), in("mask", v.bools({3})), in("source", v.uniform({3, 3}))});
+  s.add("self_broadcasts",
+        {in("self", v.uniform({3})), in("mask", mask23), in("source", v.uniform({2, 3}))});
+  s.add("rank0", {in("self", v.uniform({})), in("mask", tensor(std::vector<bool>{true}, {})),
+                  in("source", v.uniform({2}))});
+  s.add("size0",
+        {in("self", v.uniform({0, 3})), in("mask", v.bools({3})), in("source", v.uniform({0, 3}))});
+  s.add_constant("int64", {in("self", v.ints({2, 3}, -5, 5)), in("mask", v.bools({2, 3})),
+                           in("source", v.ints({2, 3}, -5, 5))});
+  s.add_constant("bool",
+                 {in("self", v.bools({4})), in("mask", v.bools({4})), in("source", v.bools({4}))});
+}
+
+// src broadcasts into self's shape and takes self's dtype (a float into an integer self
+// truncates); self's own values never reach the result.
+void copies(Sweep& s) {
+  auto& v = s.v;
+  s.add("same_shape", {in("self", v.uniform({2, 3})), in("src", v.uniform({2, 3}))});
+  s.add("broadcast_row", {in("self", v.uniform({2, 1, 3})), in("src", v.uniform({3}))});
+  s.add("broadcast_rank0", {in("self", v.uniform({2, 2})), in("src", v.uniform({}))});
+  s.add("size0", {in("self", v.uniform({0, 3})), in("src", v.uniform({1, 3}))});
+  s.add("float_self_int64_src", {in("self", v.uniform({2, 3})), in("src", v.ints({3}, -4, 4))});
+  s.add_constant("int64_self_float_src",
+                 {in("self", v.ints({2, 3}, -5, 5)), in("src", v.uniform({2, 3}, -3.0, 3.0))});
+  s.add_constant("bool", {in("self", v.bools({2, 2})), in("src", v.bools({2}))});
+}
+
 }  // namespace
 
 bool accumulate_cases(Sweep& s, OpKind op) {
@@ -240,6 +277,12 @@ bool accumulate_cases(Sweep& s, OpKind op) {
       return true;
     case OpKind::IndexPut:
       index_puts(s);
+      return true;
+    case OpKind::MaskedScatter:
+      masked_scatters(s);
+      return true;
+    case OpKind::Copy:
+      copies(s);
       return true;
     default:
       return false;

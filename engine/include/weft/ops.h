@@ -251,6 +251,23 @@ Tensor diagonal(const Tensor& x, std::int64_t offset = 0, std::int64_t dim1 = 0,
 Tensor slice_scatter(const Tensor& base, const Tensor& src, std::int64_t dim, std::int64_t start,
                      std::int64_t end, std::int64_t step = 1);
 Tensor select_scatter(const Tensor& base, const Tensor& src, std::int64_t dim, std::int64_t index);
+// src broadcast into self's shape and dtype: what `self.copy_(src)` computes (aten.copy).
+Tensor copy(const Tensor& self, const Tensor& src);
+// self (broadcast with the bool mask) with its masked elements replaced, in row-major order, by
+// the leading elements of source: torch.masked_scatter.
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+
+// ---- sliding blocks (ops/fold.cpp) ----
+// F.unfold: every kernel-sized block of x [N, C, H, W] (or [C, H, W]) as a column of
+// [N, C*kh*kw, L]; each list holds two values (height, width).
+Tensor im2col(const Tensor& x, const std::vector<std::int64_t>& kernel_size,
+              const std::vector<std::int64_t>& dilation, const std::vector<std::int64_t>& padding,
+              const std::vector<std::int64_t>& stride);
+// F.fold: columns [N, C*kh*kw, L] (or [C*kh*kw, L]) summed back into [N, C, *output_size].
+Tensor col2im(const Tensor& x, const std::vector<std::int64_t>& output_size,
+              const std::vector<std::int64_t>& kernel_size,
+              const std::vector<std::int64_t>& dilation, const std::vector<std::int64_t>& padding,
+              const std::vector<std::int64_t>& stride);
 
 // ---- joining, splitting, padding (ops/join.cpp) ----
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);

@@ -387,6 +387,10 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
                                a.get_int("end", INT64_MAX), a.get_int("step", 1)));
     case OpKind::SelectScatter:
       return one(select_scatter(in[0], in[1], a.get_int("dim"), a.get_int("index")));
+    case OpKind::Copy:
+      return one(copy(in[0], in[1]));
+    case OpKind::MaskedScatter:
+      return one(masked_scatter(in[0], in[1], in[2]));
     case OpKind::Cat:
       return one(cat(in, a.get_int("dim", 0)));
     case OpKind::Stack:
@@ -421,6 +425,13 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
     case OpKind::Interpolate:
       return one(interpolate(in[0], a.get_ints("size"), a.get_string("mode", "nearest"),
                              a.get_bool("align_corners", false)));
+    case OpKind::Im2col:
+      return one(im2col(in[0], a.get_ints("kernel_size"), a.get_ints("dilation", {1, 1}),
+                        a.get_ints("padding", {0, 0}), a.get_ints("stride", {1, 1})));
+    case OpKind::Col2im:
+      return one(col2im(in[0], a.get_ints("output_size"), a.get_ints("kernel_size"),
+                        a.get_ints("dilation", {1, 1}), a.get_ints("padding", {0, 0}),
+                        a.get_ints("stride", {1, 1})));
     case OpKind::Cast:
       return one(cast(in[0], value_dtype(a.get_dtype("dtype"), floating)));
     case OpKind::Contiguous:

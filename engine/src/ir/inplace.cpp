@@ -65,6 +65,10 @@ bool output_free_for_writing(OpKind op) {
     case OpKind::Gather:
     case OpKind::IndexSelect:
     case OpKind::Interpolate:
+    case OpKind::Copy:
+    case OpKind::MaskedScatter:
+    case OpKind::Im2col:
+    case OpKind::Col2im:
       return true;
     default:
       return false;
@@ -108,6 +112,7 @@ bool can_run_in_place(OpKind op) {
     case OpKind::Div:
     case OpKind::MaskedFill:
     case OpKind::IndexPut:
+    case OpKind::Copy:
       return true;
     default:
       return false;
@@ -217,8 +222,10 @@ std::optional<InPlaceProblem> in_place_problem(const Graph& graph) {
     }
     const ValueId storage = root_of(target);
     // index_put_ and masked_fill_ refuse an operand that overlaps the tensor they write ("some
-    // elements of the input tensor and the written-to tensor refer to a single memory location").
-    if ((node.op == OpKind::IndexPut || node.op == OpKind::MaskedFill) && is_in_place(node)) {
+    // elements of the input tensor and the written-to tensor refer to a single memory location");
+    // copy_ from an overlapping view reads elements it has already overwritten.
+    if ((node.op == OpKind::IndexPut || node.op == OpKind::MaskedFill || node.op == OpKind::Copy) &&
+        is_in_place(node)) {
       for (std::size_t k = 1; k < node.inputs.size(); ++k) {
         if (root_of(node.inputs[k]) == storage) {
           return InPlaceProblem{n, std::string(op_name(node.op)) + "_ reads " +
@@ -349,6 +356,9 @@ std::vector<Tensor> run_node_as_written(const Node& node, const std::vector<Tens
       break;
     case OpKind::IndexPut:
       target.index_put_(inputs[1], inputs[2], a.get_bool("accumulate", false));
+      break;
+    case OpKind::Copy:
+      target.copy_(inputs[1]);
       break;
     default:
       throw Error(std::string(op_name(node.op)) + " has no in-place form");

@@ -336,6 +336,10 @@ OpSchema make_schema(OpKind op) {
       return row(op, "scatter", {"self", "src"},
                  {required("dim", AttrType::Int), required("index", AttrType::Int),
                   bool_attr("writeback", false)});
+    case K::Copy:
+      return row(op, "scatter", {"self", "src"});
+    case K::MaskedScatter:
+      return row(op, "scatter", {"self", "mask", "source"});
 
     case K::Cat:
     case K::Stack:
@@ -375,6 +379,17 @@ OpSchema make_schema(OpKind op) {
                    {required("size", AttrType::IntList),
                     string_attr("mode", "nearest", {"nearest", "linear", "bilinear"}),
                     bool_attr("align_corners", false)});
+
+    // F.unfold and F.fold: every list holds (height, width).
+    case K::Im2col:
+      return unary(op, "fold",
+                   {required("kernel_size", AttrType::IntList), ints_attr("dilation", {1, 1}),
+                    ints_attr("padding", {0, 0}), ints_attr("stride", {1, 1})});
+    case K::Col2im:
+      return unary(op, "fold",
+                   {required("output_size", AttrType::IntList),
+                    required("kernel_size", AttrType::IntList), ints_attr("dilation", {1, 1}),
+                    ints_attr("padding", {0, 0}), ints_attr("stride", {1, 1})});
 
     case K::Cast:
       return unary(op, "cast", {required("dtype", AttrType::Dtype)});

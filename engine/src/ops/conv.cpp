@@ -9,6 +9,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
+#include "kernels/im2col.h"
 #include "traced.h"
 #include "weft/autograd.h"
 #include "weft/error.h"
@@ -46,69 +47,6 @@ Geometry geometry(const Shape& x, const Shape& w, const ConvParams& p) {
   return g;
 }
 
-// col[(c, i, j), (oh - oh0, ow)] = img[c, oh*sh - ph + i*dh, ow*sw - pw + j*dw], zero
-// outside, for output rows oh in [oh0, oh1).
-template <typename T>
-void im2col(const T* img, T* col, const Geometry& g, const ConvParams& p, std::int64_t oh0,
-            std::int64_t oh1) {
-  const std::int64_t L = (oh1 - oh0) * g.Wo;
-  for (std::int64_t c = 0; c < g.C; ++c) {
-    for (std::int64_t i = 0; i < g.kh; ++i) {
-      for (std::int64_t j = 0; j < g.kw; ++j) {
-        T* row = col + ((c * g.kh + i) * g.kw + j) * L;
-        const std::int64_t x0 = j * p.dw - p.pw;
-        // Output columns whose input column x0 + ow*sw lies in [0, W).
-        std::int64_t lo = x0 >= 0 ? 0 : (-x0 + p.sw - 1) / p.sw;
-        std::int64_t hi = x0 >= g.W ? 0 : (g.W - 1 - x0) / p.sw + 1;
-        lo = std::min(lo, g.Wo);
-        hi = std::max(lo, std::min(hi, g.Wo));
-        for (std::int64_t oh = oh0; oh < oh1; ++oh) {
-          T* out = row + (oh - oh0) * g.Wo;
-          const std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
-          if (ih < 0 || ih >= g.H) {
-            std::fill(out, out + g.Wo, T(0));
-            continue;
-          }
-          const T* in = img + (c * g.H + ih) * g.W;
-          std::fill(out, out + lo, T(0));
-          if (p.sw == 1) {
-            if (hi > lo) std::copy(in + x0 + lo, in + x0 + hi, out + lo);
-          } else {
-            for (std::int64_t ow = lo; ow < hi; ++ow) out[ow] = in[x0 + ow * p.sw];
-          }
-          std::fill(out + hi, out + g.Wo, T(0));
-        }
-      }
-    }
-  }
-}
-
-// The adjoint of im2col: img[c, ih, iw] += col[...] (img must start zeroed).
-template <typename T>
-void col2im(const T* col, T* img, const Geometry& g, const ConvParams& p, std::int64_t oh0,
-            std::int64_t oh1) {
-  const std::int64_t L = (oh1 - oh0) * g.Wo;
-  for (std::int64_t c = 0; c < g.C; ++c) {
-    for (std::int64_t i = 0; i < g.kh; ++i) {
-      for (std::int64_t j = 0; j < g.kw; ++j) {
-        const T* row = col + ((c * g.kh + i) * g.kw + j) * L;
-        const std::int64_t x0 = j * p.dw - p.pw;
-        std::int64_t lo = x0 >= 0 ? 0 : (-x0 + p.sw - 1) / p.sw;
-        std::int64_t hi = x0 >= g.W ? 0 : (g.W - 1 - x0) / p.sw + 1;
-        lo = std::min(lo, g.Wo);
-        hi = std::max(lo, std::min(hi, g.Wo));
-        for (std::int64_t oh = oh0; oh < oh1; ++oh) {
-          const std::int64_t ih = oh * p.sh - p.ph + i * p.dh;
-          if (ih < 0 || ih >= g.H) continue;
-          const T* src = row + (oh - oh0) * g.Wo;
-          T* dst = img + (c * g.H + ih) * g.W;
-          for (std::int64_t ow = lo; ow < hi; ++ow) dst[x0 + ow * p.sw] += src[ow];
-        }
-      }
-    }
-  }
-}
-
 // Runs fn(n0, n1) over images: across threads when there are enough images, else serially
 // so that each GEMM can use the threads instead.
 void for_images(std::int64_t N, const std::function<void(std::int64_t, std::int64_t)>& fn) {
@@ -140,7 +78,7 @@ void for_tiles(const T* img, std::vector<T>& buffer, const Geometry& g, const Co
   buffer.resize(static_cast<std::size_t>(g.C * g.kh * g.kw * rows * g.Wo));
   for (std::int64_t oh0 = 0; oh0 < g.Ho; oh0 += rows) {
     const std::int64_t oh1 = std::min(g.Ho, oh0 + rows);
-    if (fill) im2col(img, buffer.data(), g, p, oh0, oh1);
+    if (fill) kernels::im2col(img, buffer.data(), g, p, oh0, oh1);
     fn(oh0, oh1, buffer.data(), (oh1 - oh0) * g.Wo);
   }
 }
@@ -200,7 +138,7 @@ void input_grad_kernel(const Tensor& gout, const Tensor& w, const Tensor& dx, co
                                         {gn + gr * g.Og * L + oh0 * g.Wo, g.Og, cols, L, 1},
                                         {cd + gr * K * ldc, K, cols, ldc, 1}, T(1), T(0));
                      }
-                     if (!pointwise) col2im(cd, img, g, p, oh0, oh1);
+                     if (!pointwise) kernels::col2im(cd, img, g, p, oh0, oh1);
                    });
     }
   });

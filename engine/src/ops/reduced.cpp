@@ -38,6 +38,7 @@ bool moves_only(ir::OpKind op) {
     case ir::OpKind::Chunk:
     case ir::OpKind::Cat:
     case ir::OpKind::Stack:
+    case ir::OpKind::Copy:  // the result is self's dtype, whatever src's
       return true;
     default:
       return false;

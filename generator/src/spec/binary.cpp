@@ -113,6 +113,36 @@ void masked_fill_rule(B& b) {
   b.output(broadcast(b, x, mask));
 }
 
+// copy(self, src), what `self.copy_(src)` computes: src broadcasts to self's shape (never
+// beyond it), and the result has self's shape.
+template <class B>
+void copy_rule(B& b) {
+  b.require_that(b.rank(1) <= b.rank(0), "copy: src has more dims than self");
+  const Dims<B> x = b.data(0);
+  const Dims<B> src = conformed(b, 1, x);
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    const auto& to = x[x.size() - src.size() + i];
+    b.require(src[i] == to || src[i] == 1);
+  }
+  b.output(x);
+}
+
+// masked_scatter(self, mask, source): self and mask broadcast; source has the result's shape,
+// so it always holds enough elements for every mask.
+template <class B>
+void masked_scatter_rule(B& b) {
+  const auto [x, mask] = operand_pair(b, 0);
+  const Dims<B> out = broadcast(b, x, mask);
+  if (b.bound(2)) {
+    const Dims<B> source = b.data(2);
+    b.require_that(source.size() == out.size(), "masked_scatter: source rank is not the result's");
+    for (std::size_t i = 0; i < out.size(); ++i) b.require(source[i] == out[i]);
+  } else {
+    b.shape_input(2, out);
+  }
+  b.output(out);
+}
+
 // True division of integers or bools gives float32; rounded division keeps the promoted type
 // (bool divides as int64).
 std::vector<Dtype> div_dtypes(const std::vector<Dtype>& in, const ir::Attributes& attrs) {
@@ -218,6 +248,22 @@ OpSpec binary_spec(ir::OpKind op) {
       s.output_dtypes = dtypes::same;
       s.sample = &masked_fill_rule<Sampler>;
       s.encode = &masked_fill_rule<Encoder>;
+      return s;
+    }
+    case K::Copy: {
+      OpSpec s{op, {InputDecl{"self"}, InputDecl{"src"}}};
+      s.dtypes = kAnyDtype;
+      s.output_dtypes = dtypes::same;
+      s.sample = &copy_rule<Sampler>;
+      s.encode = &copy_rule<Encoder>;
+      return s;
+    }
+    case K::MaskedScatter: {
+      OpSpec s{op, {InputDecl{"self"}, InputDecl{"mask", InputRole::Mask}, InputDecl{"source"}}};
+      s.dtypes = kAnyDtype;
+      s.output_dtypes = dtypes::same;
+      s.sample = &masked_scatter_rule<Sampler>;
+      s.encode = &masked_scatter_rule<Encoder>;
       return s;
     }
     case K::Where: {

@@ -96,6 +96,8 @@ OpSpec make_spec(ir::OpKind op) {
     case K::BitwiseNot:
     case K::Where:
     case K::MaskedFill:
+    case K::Copy:
+    case K::MaskedScatter:
       return binary_spec(op);
     case K::Sum:
     case K::Mean:
@@ -180,6 +182,9 @@ OpSpec make_spec(ir::OpKind op) {
       return index_spec(op);
     case K::Interpolate:
       return interpolate_spec(op);
+    case K::Im2col:
+    case K::Col2im:
+      return fold_spec(op);
     case K::Cast:
     case K::Contiguous:
       return cast_spec(op);

@@ -178,6 +178,8 @@
   /* writes through views, functionalized: ops/scatter.cpp */              \
   X(SliceScatter, "slice_scatter")                                         \
   X(SelectScatter, "select_scatter")                                       \
+  X(Copy, "copy")                                                          \
+  X(MaskedScatter, "masked_scatter")                                       \
   /* joining, splitting, padding, indexing: ops/join.cpp, ops/index.cpp */ \
   X(Cat, "cat")                                                            \
   X(Stack, "stack")                                                        \
@@ -195,6 +197,9 @@
   X(IndexPut, "index_put")                                                 \
   /* resampling: ops/interpolate.cpp */                                    \
   X(Interpolate, "interpolate")                                            \
+  /* sliding blocks: ops/fold.cpp */                                       \
+  X(Im2col, "im2col")                                                      \
+  X(Col2im, "col2im")                                                      \
   /* type conversion: ops/cast.cpp */                                      \
   X(Cast, "cast")                                                          \
   X(Contiguous, "contiguous")
