@@ -45,6 +45,7 @@ TEST(GeneratedInPlace, WritesKeepTheCasesMeaningAndValues) {
         ++kinds["in-place"];
         if (node.op == ir::OpKind::MaskedFill) ++kinds["masked_fill_"];
         if (node.op == ir::OpKind::IndexPut) ++kinds["index_put_"];
+        if (node.op == ir::OpKind::Copy) ++kinds["copy_"];
       }
     }
     // Forward-only cases record no history: outputs alone.
@@ -64,16 +65,17 @@ TEST(GeneratedInPlace, WritesKeepTheCasesMeaningAndValues) {
     }
   }
   std::printf(
-      "%d / %d cases with writes; in-place %d (masked_fill_ %d, index_put_ %d), through slice %d, "
-      "through select %d, into a slot %d\n",
+      "%d / %d cases with writes; in-place %d (masked_fill_ %d, index_put_ %d, copy_ %d), through "
+      "slice %d, through select %d, into a slot %d\n",
       with_writes, kCases, kinds["in-place"], kinds["masked_fill_"], kinds["index_put_"],
-      kinds["slice_scatter"], kinds["select_scatter"], kinds["slot"]);
+      kinds["copy_"], kinds["slice_scatter"], kinds["select_scatter"], kinds["slot"]);
   EXPECT_GT(with_writes, kCases / 2);
   EXPECT_GT(kinds["slice_scatter"], 0);
   EXPECT_GT(kinds["select_scatter"], 0);
   EXPECT_GT(kinds["slot"], 0);
   EXPECT_GT(kinds["masked_fill_"], 0);
   EXPECT_GT(kinds["index_put_"], 0);
+  EXPECT_GT(kinds["copy_"], 0);
 
   options.in_place_rate = 0;
   for (std::uint64_t seed = 0; seed < 10; ++seed) {
