@@ -706,6 +706,13 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Asinh:
     case OpKind::Isnan:
     case OpKind::Isinf:
+    case OpKind::Square:
+    case OpKind::Erfc:
+    case OpKind::Sinc:
+    case OpKind::Deg2rad:
+    case OpKind::Rad2deg:
+    case OpKind::Isfinite:
+    case OpKind::Signbit:
     case OpKind::Hardswish:
     case OpKind::Hardsigmoid:
     case OpKind::Relu6:

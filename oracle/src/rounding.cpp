@@ -48,6 +48,7 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
     case ir::OpKind::Ceil:
     case ir::OpKind::Round:
     case ir::OpKind::Sign:
+    case ir::OpKind::Signbit:
     case ir::OpKind::Trunc:
     case ir::OpKind::Frac:
     case ir::OpKind::Fmod:
@@ -177,6 +178,7 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Fmod:
     case ir::OpKind::Isnan:
     case ir::OpKind::Isinf:
+    case ir::OpKind::Isfinite:
     case ir::OpKind::Relu6:
     case ir::OpKind::Threshold:
     case ir::OpKind::Hardshrink:

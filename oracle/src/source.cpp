@@ -461,6 +461,13 @@ class Emitter {
       case OpKind::Erfinv:
       case OpKind::Isnan:
       case OpKind::Isinf:
+      case OpKind::Square:
+      case OpKind::Erfc:
+      case OpKind::Sinc:
+      case OpKind::Deg2rad:
+      case OpKind::Rad2deg:
+      case OpKind::Isfinite:
+      case OpKind::Signbit:
       case OpKind::Atan2:
       case OpKind::Hypot:
       case OpKind::Logaddexp:

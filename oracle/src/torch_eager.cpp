@@ -375,6 +375,20 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::isnan(in[0]));
     case OpKind::Isinf:
       return one(at::isinf(in[0]));
+    case OpKind::Square:
+      return one(at::square(in[0]));
+    case OpKind::Erfc:
+      return one(at::erfc(in[0]));
+    case OpKind::Sinc:
+      return one(at::sinc(in[0]));
+    case OpKind::Deg2rad:
+      return one(at::deg2rad(in[0]));
+    case OpKind::Rad2deg:
+      return one(at::rad2deg(in[0]));
+    case OpKind::Isfinite:
+      return one(at::isfinite(in[0]));
+    case OpKind::Signbit:
+      return one(at::signbit(in[0]));
     case OpKind::Atan2:
       return one(at::atan2(in[0], in[1]));
     case OpKind::Hypot:

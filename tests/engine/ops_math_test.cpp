@@ -57,6 +57,15 @@ std::vector<MathCase> math_cases() {
          return 0.5 * (lo + hi);
        },
        -0.95, 0.95},
+      {"square", [](const Tensor& x) { return square(x); }, [](double v) { return v * v; }, -3, 3},
+      {"erfc", [](const Tensor& x) { return erfc(x); }, [](double v) { return std::erfc(v); }, -3,
+       3},
+      {"sinc", [](const Tensor& x) { return sinc(x); },
+       [](double v) { return std::sin(M_PI * v) / (M_PI * v); }, 0.1, 3},
+      {"deg2rad", [](const Tensor& x) { return deg2rad(x); },
+       [](double v) { return v * (M_PI / 180.0); }, -200, 200},
+      {"rad2deg", [](const Tensor& x) { return rad2deg(x); },
+       [](double v) { return v * (180.0 / M_PI); }, -4, 4},
       {"mish", [](const Tensor& x) { return mish(x); },
        [](double v) { return v * std::tanh(std::log1p(std::exp(v))); }, -4, 4},
       {"selu", [](const Tensor& x) { return selu(x); },
@@ -115,6 +124,32 @@ TEST(ElementwiseMath, ErfinvOfKnownValuesAndItsEnds) {
   EXPECT_EQ(got[4], std::numeric_limits<double>::infinity());
   EXPECT_EQ(got[5], -std::numeric_limits<double>::infinity());
   EXPECT_TRUE(std::isnan(got[6]));
+}
+
+TEST(ElementwiseMath, SignbitIsfiniteSquareAndSincAtTheirEdges) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Tensor special = doubles({-0.0, 0.0, -2.0, kInf, -kInf, nan, -nan});
+  EXPECT_EQ(signbit(special).to_vector<bool>(),
+            (std::vector<bool>{true, false, true, false, true, false, true}));
+  EXPECT_EQ(isfinite(special).to_vector<bool>(),
+            (std::vector<bool>{true, true, true, false, false, false, false}));
+  const Tensor ints = tensor(std::vector<std::int64_t>{-3, 0, 4});
+  EXPECT_EQ(signbit(ints).to_vector<bool>(), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(isfinite(ints).to_vector<bool>(), (std::vector<bool>{true, true, true}));
+  // square keeps an integer dtype; a bool squares as int64.
+  EXPECT_EQ(square(ints).dtype(), Dtype::Int64);
+  EXPECT_EQ(square(ints).to_vector<std::int64_t>(), (std::vector<std::int64_t>{9, 0, 16}));
+  EXPECT_EQ(square(tensor(std::vector<bool>{true, false})).dtype(), Dtype::Int64);
+  // sinc is 1 at 0 with slope 0 there; deg2rad of an integer is float32.
+  Tensor x = doubles({0.0, 1.0});
+  x.requires_grad_(true);
+  const Tensor y = sinc(x);
+  EXPECT_EQ(y.to_vector<double>()[0], 1.0);
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<double>()[0], 0.0);
+  EXPECT_NEAR(x.grad().to_vector<double>()[1], -1.0, 1e-15);  // cos(pi) * pi / pi
+  EXPECT_EQ(deg2rad(ints).dtype(), Dtype::Float32);
 }
 
 TEST(ElementwiseMath, RemaindersTakeTheSignOfTheirConvention) {

@@ -461,9 +461,11 @@ std::vector<OpCase> every_op_cases() {
   unary(OpKind::Clamp, -1, 1, Attributes().set("min", -0.5).set("max", 0.4));
   on(OpKind::Clamp, random_ints({2, 3}, 2, -4, 4), Attributes().set("max", 2.5));
   // the Core ATen elementwise math
-  for (OpKind op : {OpKind::Log1p, OpKind::Expm1, OpKind::Exp2, OpKind::Asinh, OpKind::Atanh,
-                    OpKind::Erfinv, OpKind::Mish, OpKind::Selu, OpKind::Softsign,
-                    OpKind::Logsigmoid, OpKind::Tanhshrink, OpKind::Isnan, OpKind::Isinf}) {
+  for (OpKind op :
+       {OpKind::Log1p,      OpKind::Expm1,   OpKind::Exp2,    OpKind::Asinh,    OpKind::Atanh,
+        OpKind::Erfinv,     OpKind::Mish,    OpKind::Selu,    OpKind::Softsign, OpKind::Logsigmoid,
+        OpKind::Tanhshrink, OpKind::Isnan,   OpKind::Isinf,   OpKind::Square,   OpKind::Erfc,
+        OpKind::Sinc,       OpKind::Deg2rad, OpKind::Rad2deg, OpKind::Isfinite, OpKind::Signbit}) {
     unary(op, -0.9, 0.9);
   }
   unary(OpKind::Log10, 0.1, 0.9);

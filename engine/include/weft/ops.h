@@ -46,8 +46,15 @@ Tensor asinh(const Tensor& x);
 Tensor acosh(const Tensor& x);
 Tensor atanh(const Tensor& x);
 Tensor erfinv(const Tensor& x);
-Tensor isnan(const Tensor& x);  // bool
-Tensor isinf(const Tensor& x);  // bool
+Tensor isnan(const Tensor& x);   // bool
+Tensor isinf(const Tensor& x);   // bool
+Tensor square(const Tensor& x);  // x * x; integers keep their dtype, bool gives int64
+Tensor erfc(const Tensor& x);
+Tensor sinc(const Tensor& x);  // sin(pi x) / (pi x), 1 at 0
+Tensor deg2rad(const Tensor& x);
+Tensor rad2deg(const Tensor& x);
+Tensor isfinite(const Tensor& x);  // bool
+Tensor signbit(const Tensor& x);   // bool: the sign bit, so -0.0 is negative
 
 // ---- activations (ops/activation.cpp) ----
 Tensor sigmoid(const Tensor& x);

@@ -117,6 +117,20 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(isnan(in[0]));
     case OpKind::Isinf:
       return one(isinf(in[0]));
+    case OpKind::Square:
+      return one(square(in[0]));
+    case OpKind::Erfc:
+      return one(erfc(in[0]));
+    case OpKind::Sinc:
+      return one(sinc(in[0]));
+    case OpKind::Deg2rad:
+      return one(deg2rad(in[0]));
+    case OpKind::Rad2deg:
+      return one(rad2deg(in[0]));
+    case OpKind::Isfinite:
+      return one(isfinite(in[0]));
+    case OpKind::Signbit:
+      return one(signbit(in[0]));
     case OpKind::Hardswish:
       return one(hardswish(in[0]));
     case OpKind::Hardsigmoid:

@@ -98,6 +98,13 @@ OpSchema make_schema(OpKind op) {
     case K::Erfinv:
     case K::Isnan:
     case K::Isinf:
+    case K::Square:
+    case K::Erfc:
+    case K::Sinc:
+    case K::Deg2rad:
+    case K::Rad2deg:
+    case K::Isfinite:
+    case K::Signbit:
       return unary(op, "unary");
 
     case K::Sigmoid:

@@ -62,6 +62,7 @@ constexpr double kLn2 = 0.69314718055994530942;
 constexpr double kLn10 = 2.30258509299404568402;
 constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
 constexpr double kHalfSqrtPi = 0.88622692545275801365;
+constexpr double kPi = 3.14159265358979323846;
 
 // The inverse error function in double: Giles' approximation ("Approximating the erfinv
 // function", 2010) refined by two Newton steps on erf, which leaves it within an ulp or two.
@@ -365,6 +366,80 @@ Tensor isnan(const Tensor& x) {
 Tensor isinf(const Tensor& x) {
   WEFT_TRACE_OP(Isinf, (x), ir::Attributes(), isinf(x));
   return classify(x, "isinf", [](auto v) { return std::isinf(v); });
+}
+
+Tensor isfinite(const Tensor& x) {
+  WEFT_TRACE_OP(Isfinite, (x), ir::Attributes(), isfinite(x));
+  if (!x.is_floating_point()) return ones(x.sizes(), dtype(Dtype::Bool));
+  return classify(x, "isfinite", [](auto v) { return std::isfinite(v); });
+}
+
+Tensor signbit(const Tensor& x) {
+  WEFT_TRACE_OP(Signbit, (x), ir::Attributes(), signbit(x));
+  if (x.dtype() == Dtype::Bool) return zeros(x.sizes(), dtype(Dtype::Bool));
+  return kernels::dispatch_numeric(x.dtype(), "signbit", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return kernels::map_unary<bool, T>(x, Dtype::Bool, [](T v) {
+      if constexpr (std::is_floating_point_v<T>) {
+        return std::signbit(v);  // -0.0 and a negative NaN count
+      } else {
+        return v < 0;
+      }
+    });
+  });
+}
+
+// x * x (PyTorch's pow(x, 2)): an integer keeps its dtype, a bool becomes int64.
+Tensor square(const Tensor& x) {
+  WEFT_TRACE_OP(Square, (x), ir::Attributes(), square(x));
+  const Tensor v = x.dtype() == Dtype::Bool ? x.to(Dtype::Int64) : x;
+  return mul(v, v);
+}
+
+Tensor erfc(const Tensor& x) {
+  WEFT_TRACE_OP(Erfc, (x), ir::Attributes(), erfc(x));
+  return real_function(
+      x, "erfc", "ErfcBackward0", [](auto v) { return std::erfc(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) {
+        return g * exp(-(x * x)) * -kTwoOverSqrtPi;
+      });
+}
+
+// sin(pi x) / (pi x) with pi x rounded in x's type first, as ATen's kernel computes it.
+Tensor sinc(const Tensor& x) {
+  WEFT_TRACE_OP(Sinc, (x), ir::Attributes(), sinc(x));
+  return real_function(
+      x, "sinc", "SincBackward0",
+      [](auto v) {
+        using T = decltype(v);
+        if (v == T(0)) return T(1);
+        const T product = static_cast<T>(kPi) * v;
+        return std::sin(product) / product;
+      },
+      [](const Tensor& g, const Tensor& x, const Tensor&) {
+        // g (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 where pi x^2 is 0 whatever g is
+        // (an infinite g too), as PyTorch's sinc_backward.
+        const Tensor product = x * kPi;
+        const Tensor squared = x * x * kPi;
+        const Tensor out = g * (product * cos(product) - sin(product)) / squared;
+        return where(eq(squared, wrapped_scalar(0.0)), zeros_like(out), out);
+      });
+}
+
+Tensor deg2rad(const Tensor& x) {
+  WEFT_TRACE_OP(Deg2rad, (x), ir::Attributes(), deg2rad(x));
+  return real_function(
+      x, "deg2rad", "MulBackward1",
+      [](auto v) { return v * static_cast<decltype(v)>(kPi / 180.0); },
+      [](const Tensor& g, const Tensor&, const Tensor&) { return g * (kPi / 180.0); });
+}
+
+Tensor rad2deg(const Tensor& x) {
+  WEFT_TRACE_OP(Rad2deg, (x), ir::Attributes(), rad2deg(x));
+  return real_function(
+      x, "rad2deg", "MulBackward1",
+      [](auto v) { return v * static_cast<decltype(v)>(180.0 / kPi); },
+      [](const Tensor& g, const Tensor&, const Tensor&) { return g * (180.0 / kPi); });
 }
 
 }  // namespace weft

@@ -55,6 +55,13 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Erfinv:
     case K::Isnan:
     case K::Isinf:
+    case K::Square:
+    case K::Erfc:
+    case K::Sinc:
+    case K::Deg2rad:
+    case K::Rad2deg:
+    case K::Isfinite:
+    case K::Signbit:
     case K::Hardswish:
     case K::Hardsigmoid:
     case K::Relu6:

@@ -101,7 +101,16 @@ OpSpec unary_spec(ir::OpKind op) {
       return one_input(op, kFloat, dtypes::same);
     case K::Isnan:
     case K::Isinf:
+    case K::Isfinite:
+    case K::Signbit:
       return one_input(op, kNumber, dtypes::boolean);
+    case K::Square:
+      return one_input(op, kNumber, dtypes::same, ValueHint::Bounded);
+    case K::Erfc:
+    case K::Sinc:
+    case K::Deg2rad:
+    case K::Rad2deg:
+      return one_input(op, kNumber, dtypes::floating);
     case K::Expm1:
     case K::Exp2:
     case K::Exp:

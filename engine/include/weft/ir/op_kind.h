@@ -45,6 +45,13 @@
   X(Erfinv, "erfinv")                                                      \
   X(Isnan, "isnan")                                                        \
   X(Isinf, "isinf")                                                        \
+  X(Square, "square")                                                      \
+  X(Erfc, "erfc")                                                          \
+  X(Sinc, "sinc")                                                          \
+  X(Deg2rad, "deg2rad")                                                    \
+  X(Rad2deg, "rad2deg")                                                    \
+  X(Isfinite, "isfinite")                                                  \
+  X(Signbit, "signbit")                                                    \
   /* activations: ops/activation.cpp */                                    \
   X(Sigmoid, "sigmoid")                                                    \
   X(Relu, "relu")                                                          \
