@@ -150,11 +150,14 @@ void index_put_rule(B& b) {
   b.require(x[0] >= 1);
   const bool accumulate = b.chance("accumulate", 0.5);
   b.set_attr("accumulate", accumulate);
+  // A bound input's dims are required, not set: the sampler's shape_input does not check
+  // them against an existing value (a shrink proposal once kept values of 7 rows for 3 indices).
   const std::int64_t hi = b.chance("index.long", 0.15) ? b.bounds().max_dim : 8;
-  const auto count = b.var("index.0", min_dim(b), hi);
+  b.require_that(!b.bound(1) || b.rank(1) == 1, "index_put: a 1-d index");
+  const auto count = b.bound(1) ? b.data(1)[0] : b.var("index.0", min_dim(b), hi);
   // Without accumulate a repeated index is undefined: at most one write per row.
   if (!accumulate) b.require(count <= x[0]);
-  b.shape_input(1, {count});
+  if (!b.bound(1)) b.shape_input(1, {count});
   auto rows = x;
   rows[0] = count;
   // values: the indexed rows (rank of self), one row broadcast to all of them (one less), or a
@@ -167,7 +170,13 @@ void index_put_rule(B& b) {
     const std::int64_t form = b.choose("values.form", 0, 2);
     values_rank = form == 2 ? 0 : form == 1 ? rank - 1 : rank;
   }
-  b.shape_input(2, decltype(rows)(rows.end() - values_rank, rows.end()));
+  const decltype(rows) values(rows.end() - values_rank, rows.end());
+  if (b.bound(2)) {
+    const auto bound_values = b.data(2);
+    for (std::size_t i = 0; i < values.size(); ++i) b.require(bound_values[i] == values[i]);
+  } else {
+    b.shape_input(2, values);
+  }
   b.output(x);
 }
 
