@@ -110,9 +110,10 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
   }
   const Shape shape = broadcast_shapes(self.sizes(), mask.sizes());
   // The flat positions of the masked elements, in row-major order.
+  const Tensor full_mask = expand(mask, shape).contiguous();
   std::vector<std::int64_t> positions;
   {
-    const std::vector<bool> selected = expand(mask, shape).contiguous().to_vector<bool>();
+    const std::vector<bool> selected = full_mask.to_vector<bool>();
     for (std::size_t i = 0; i < selected.size(); ++i) {
       if (selected[i]) positions.push_back(static_cast<std::int64_t>(i));
     }
@@ -140,7 +141,7 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
     for (std::size_t k = 0; k < reads.size(); ++k) reads[k] = static_cast<std::int64_t>(k);
     autograd::record_function(
         "MaskedScatterBackward0", {self, source}, {out},
-        {expand(mask, shape).contiguous(), tensor(positions), tensor(reads)},
+        {full_mask, tensor(positions), tensor(reads)},
         [self_shape, source_shape, source_numel, count](const std::vector<Tensor>& g,
                                                         const std::vector<Tensor>& s) {
           const Tensor zero = zeros_like(g[0]);
