@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "case_helpers.h"
+#include "support/default_suite.h"
 #include "weft/corpus/test_case.h"
 #include "weft/error.h"
 #include "weft/ir/execute.h"
@@ -131,6 +132,7 @@ TEST(DynamicShapes, ThePythonProgramAgreesAtEveryShapeSet) {
 }
 
 TEST(DynamicShapes, PyTorch2PathsAgreeAtEveryShapeSet) {
+  WEFT_SKIP_WHERE_THE_DEFAULT_SUITE_RAN_IT();
   const std::string reason = make_backend("torch2-eager")->unavailable_reason();
   if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
   // Inductor recompiles at the second set and marks the changed dim dynamic; the third set runs

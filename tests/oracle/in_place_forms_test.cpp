@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "case_helpers.h"
+#include "support/default_suite.h"
 #include "weft/gen/generator.h"
 #include "weft/ir/execute.h"
 #include "weft/ir/inplace.h"
@@ -143,6 +144,7 @@ TEST(InPlaceForms, ThePythonProgramAgrees) {
 }
 
 TEST(InPlaceForms, PyTorch2PathsAgree) {
+  WEFT_SKIP_WHERE_THE_DEFAULT_SUITE_RAN_IT();
   const std::string reason = make_backend("torch2-eager")->unavailable_reason();
   if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
   expect_agreement({"torch2-eager", "torch2-inductor", "torch2-aot-eager"}, true, 300);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "case_helpers.h"
+#include "support/default_suite.h"
 #include "weft/error.h"
 #include "weft/ir/execute.h"
 #include "weft/ir/inplace.h"
@@ -292,6 +293,7 @@ TEST(Oracle, ThePythonBackendAgreesWithTheReference) {
 // Every PyTorch 2.x path (the project's .venv, scripts/setup-torch2) on one small case: no
 // finding, three calls, and the compiled paths count their compile time apart.
 TEST(Oracle, ThePyTorch2PathsAgreeWithTheReference) {
+  WEFT_SKIP_WHERE_THE_DEFAULT_SUITE_RAN_IT();
   const std::string reason = make_backend("torch2-eager")->unavailable_reason();
   if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
   const SmallCase c = small_case();

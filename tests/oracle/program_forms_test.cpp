@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "case_helpers.h"
+#include "support/default_suite.h"
 #include "weft/ir/execute.h"
 #include "weft/ir/graph.h"
 #include "weft/oracle/backend.h"
@@ -129,6 +130,7 @@ TEST(ProgramForms, ThePythonProgramAgrees) {
 }
 
 TEST(ProgramForms, PyTorch2PathsAgree) {
+  WEFT_SKIP_WHERE_THE_DEFAULT_SUITE_RAN_IT();
   const std::string reason = make_backend("torch2-eager")->unavailable_reason();
   if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
   expect_agreement({"torch2-eager", "torch2-inductor", "torch2-export", "torch2-aoti-python"},
@@ -208,6 +210,7 @@ TEST(ProgramForms, HalfPrecisionOnLibTorch113Paths) {
 }
 
 TEST(ProgramForms, HalfPrecisionOnPyTorch2Paths) {
+  WEFT_SKIP_WHERE_THE_DEFAULT_SUITE_RAN_IT();
   const std::string reason = make_backend("torch2-eager")->unavailable_reason();
   if (!reason.empty()) GTEST_SKIP() << "PyTorch 2.x unavailable: " << reason;
   expect_half_agreement({"torch2-eager", "torch2-inductor"}, true, 300);

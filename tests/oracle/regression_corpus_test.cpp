@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/default_suite.h"
 #include "weft/corpus/test_case.h"
 #include "weft/oracle/oracle.h"
 #include "weft/oracle/torch_info.h"
@@ -44,6 +45,7 @@ std::string describe(const Verdict& verdict) {
 }
 
 TEST(RegressionCorpus, EveryCaseReplaysToItsExpectedVerdict) {
+  WEFT_SKIP_WHERE_THE_DEFAULT_SUITE_RAN_IT();
   const std::vector<fs::path> cases = corpus_cases();
   ASSERT_GE(cases.size(), 7u) << "the corpus lost cases";
   int bugs = 0;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "support/default_suite.h"
 #include "weft/gen/generator.h"
 #include "weft/ir/inplace.h"
 #include "weft/ir/validate.h"
@@ -109,6 +110,7 @@ ReduceOptions reduce_options(int jobs = 2) {
 }
 
 TEST(Reducer, PlantedFaultsIn20NodeModelsReduceToTheFaultyNode) {
+  WEFT_SKIP_WHERE_THE_DEFAULT_SUITE_RAN_IT();
   gen::Generator generator;
   const FaultKind kinds[] = {FaultKind::PerturbLarge, FaultKind::Nan, FaultKind::WrongGradient,
                              FaultKind::Throw};
@@ -348,6 +350,7 @@ TEST(Reducer, CrashesReduceToTheCrashingNode) {
 }
 
 TEST(Reducer, HangsReduceToTheHangingNode) {
+  WEFT_SKIP_WHERE_THE_DEFAULT_SUITE_RAN_IT();
   gen::Generator generator;
   std::optional<Planted> p;
   for (std::uint64_t seed = 150; !p && seed < 190; ++seed) {
