@@ -79,6 +79,9 @@ bool passes_elements(OpKind op, std::size_t slot) {
     case OpKind::Pad:
     case OpKind::Maximum:
     case OpKind::Minimum:
+    case OpKind::Fmax:
+    case OpKind::Fmin:
+    case OpKind::NanToNum:
     case OpKind::Amax:
     case OpKind::Amin:
     case OpKind::Flip:
@@ -174,6 +177,8 @@ bool violates(const DomainHint& hint, double x) {
       return !(std::fabs(x) < hint.bound);
     case DomainKind::AwayFromPole:
       return !(std::fabs(std::cos(x)) > hint.bound);
+    case DomainKind::InsideUnit:
+      return !(x > hint.bound && x < 1.0 - hint.bound);
   }
   return false;
 }
@@ -195,6 +200,8 @@ Tensor penalty(const DomainHint& hint, const Tensor& x) {
       return sum(relu(abs(x) - hint.bound));
     case DomainKind::AwayFromPole:
       return sum(relu(hint.bound - abs(cos(x))));
+    case DomainKind::InsideUnit:
+      return sum(relu(hint.bound - x) + relu(x - (1.0 - hint.bound)));
   }
   throw Error("value search: unknown domain kind");
 }
@@ -413,6 +420,9 @@ Tensor draw_leaf(const LeafInfo& leaf, Generator& gen, double scale) {
         break;
       case DomainKind::AwayFromPole:
         x = uniform(-1.0, 1.0) * scale;
+        break;
+      case DomainKind::InsideUnit:
+        x = uniform(h.bound, 1.0 - h.bound);
         break;
     }
   }
@@ -656,6 +666,14 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
       return {{1, K::AwayFromZero, 1e-2}};  // the gradients are NaN at (0, 0)
     case OpKind::Hypot:
       return {{0, K::AwayFromZero, 1e-2}};  // likewise
+    case OpKind::Xlogy:
+      return {{1, K::Above, 1e-2}};  // log(y)
+    case OpKind::Copysign:
+      return {{1, K::AwayFromZero, 1e-2}};  // a rounding must not flip the sign taken
+    case OpKind::Addcdiv:
+      return {{2, K::AwayFromZero, 1e-2}};  // the divisor
+    case OpKind::Logit:
+      return {{0, K::InsideUnit, 2e-2}};  // infinite at 0 and 1
     case OpKind::Fmod:
     case OpKind::Remainder:
       return {{1, K::AwayFromZero, 1e-2}};
@@ -726,6 +744,19 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Hardshrink:
     case OpKind::Softshrink:
     case OpKind::Logaddexp:
+    case OpKind::Logaddexp2:
+    case OpKind::Fmax:
+    case OpKind::Fmin:
+    case OpKind::Lerp:
+    case OpKind::Addcmul:
+    case OpKind::NanToNum:
+    case OpKind::Glu:
+    case OpKind::Prelu:
+    case OpKind::Dot:
+    case OpKind::Mv:
+    case OpKind::Outer:
+    case OpKind::Trace:
+    case OpKind::Baddbmm:
     case OpKind::Floor:
     case OpKind::Ceil:
     case OpKind::Round:

@@ -49,6 +49,7 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
     case ir::OpKind::Round:
     case ir::OpKind::Sign:
     case ir::OpKind::Signbit:
+    case ir::OpKind::Copysign:  // b's sign, which a rounding near 0 can flip
     case ir::OpKind::Trunc:
     case ir::OpKind::Frac:
     case ir::OpKind::Fmod:
@@ -66,6 +67,8 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
       return Decision::Elementwise;
     case ir::OpKind::Div:
       return node.attrs.has("rounding_mode") ? Decision::Elementwise : Decision::None;
+    case ir::OpKind::Logit:  // with eps: a clamp to [eps, 1 - eps]
+      return node.attrs.has("eps") ? Decision::Kink : Decision::None;
     case ir::OpKind::Cast:
       return !node.outputs.empty() && !is_floating(graph.type(node.outputs[0]).dtype)
                  ? Decision::Elementwise
@@ -86,6 +89,9 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
     case ir::OpKind::Abs:
     case ir::OpKind::Maximum:
     case ir::OpKind::Minimum:
+    case ir::OpKind::Fmax:
+    case ir::OpKind::Fmin:
+    case ir::OpKind::Prelu:
     case ir::OpKind::Hardswish:
     case ir::OpKind::Hardsigmoid:
     case ir::OpKind::Relu6:
@@ -121,6 +127,10 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::Bmm:
     case ir::OpKind::Linear:
     case ir::OpKind::Addmm:
+    case ir::OpKind::Dot:
+    case ir::OpKind::Mv:
+    case ir::OpKind::Trace:
+    case ir::OpKind::Baddbmm:
     case ir::OpKind::Cdist:
     case ir::OpKind::Pdist:
     case ir::OpKind::Conv1d:
@@ -156,6 +166,10 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Clamp:
     case ir::OpKind::Maximum:
     case ir::OpKind::Minimum:
+    case ir::OpKind::Fmax:
+    case ir::OpKind::Fmin:
+    case ir::OpKind::Copysign:
+    case ir::OpKind::NanToNum:
     case ir::OpKind::Max:
     case ir::OpKind::Min:
     case ir::OpKind::Amax:

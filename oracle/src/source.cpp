@@ -473,6 +473,16 @@ class Emitter {
       case OpKind::Logaddexp:
       case OpKind::Fmod:
       case OpKind::Remainder:
+      case OpKind::Logaddexp2:
+      case OpKind::Xlogy:
+      case OpKind::Copysign:
+      case OpKind::Fmax:
+      case OpKind::Fmin:
+      case OpKind::Lerp:
+      case OpKind::Dot:
+      case OpKind::Mv:
+      case OpKind::Outer:
+      case OpKind::Trace:
       case OpKind::Sigmoid:
       case OpKind::Relu:
       case OpKind::Eq:
@@ -637,6 +647,27 @@ class Emitter {
         return call("torch.cdist", {in[0], in[1], float_literal(a.get_float("p"))});
       case OpKind::Pdist:
         return call2("torch.pdist", "F.pdist", {x, float_literal(a.get_float("p"))});
+      case OpKind::Addcmul:
+      case OpKind::Addcdiv:
+        return call("torch." + op, {in[0], in[1], in[2],
+                                    "value=" + multiplier_literal(a.get_float("value", 1.0))});
+      case OpKind::Baddbmm:
+        return call("torch.baddbmm",
+                    {in[0], in[1], in[2], "beta=" + multiplier_literal(a.get_float("beta", 1.0)),
+                     "alpha=" + multiplier_literal(a.get_float("alpha", 1.0))});
+      case OpKind::Logit:
+        if (!a.has("eps")) return call("torch.logit", {x});
+        return call("torch.logit", {x, "eps=" + float_literal(a.get_float("eps"))});
+      case OpKind::NanToNum:
+        return call("torch.nan_to_num",
+                    {x, "nan=" + optional_float(a, "nan"), "posinf=" + optional_float(a, "posinf"),
+                     "neginf=" + optional_float(a, "neginf")});
+      // TorchScript defined from C++ has no F: torch.glu / torch.prelu reach the same ATen ops.
+      case OpKind::Glu:
+        if (script()) return call("torch.glu", {x, int_literal(a.get_int("dim", -1))});
+        return call("F.glu", {x, "dim=" + int_literal(a.get_int("dim", -1))});
+      case OpKind::Prelu:
+        return call2("torch.prelu", "F.prelu", {in[0], in[1]});
       case OpKind::Addmm:
         return call("torch.addmm",
                     {in[0], in[1], in[2], "beta=" + multiplier_literal(a.get_float("beta")),

@@ -389,6 +389,42 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::isfinite(in[0]));
     case OpKind::Signbit:
       return one(at::signbit(in[0]));
+    case OpKind::Logit:
+      return one(at::logit(in[0], optional_float(a, "eps")));
+    case OpKind::NanToNum:
+      return one(at::nan_to_num(in[0], optional_float(a, "nan"), optional_float(a, "posinf"),
+                                optional_float(a, "neginf")));
+    case OpKind::Glu:
+      return one(at::glu(in[0], a.get_int("dim", -1)));
+    case OpKind::Prelu:
+      return one(at::prelu(in[0], in[1]));
+    case OpKind::Logaddexp2:
+      return one(at::logaddexp2(in[0], in[1]));
+    case OpKind::Xlogy:
+      return one(at::xlogy(in[0], in[1]));
+    case OpKind::Copysign:
+      return one(at::copysign(in[0], in[1]));
+    case OpKind::Fmax:
+      return one(at::fmax(in[0], in[1]));
+    case OpKind::Fmin:
+      return one(at::fmin(in[0], in[1]));
+    case OpKind::Lerp:
+      return one(at::lerp(in[0], in[1], in[2]));
+    case OpKind::Addcmul:
+      return one(at::addcmul(in[0], in[1], in[2], multiplier(a.get_float("value", 1.0))));
+    case OpKind::Addcdiv:
+      return one(at::addcdiv(in[0], in[1], in[2], multiplier(a.get_float("value", 1.0))));
+    case OpKind::Dot:
+      return one(at::dot(in[0], in[1]));
+    case OpKind::Mv:
+      return one(at::mv(in[0], in[1]));
+    case OpKind::Outer:
+      return one(at::outer(in[0], in[1]));
+    case OpKind::Trace:
+      return one(at::trace(in[0]));
+    case OpKind::Baddbmm:
+      return one(at::baddbmm(in[0], in[1], in[2], multiplier(a.get_float("beta", 1.0)),
+                             multiplier(a.get_float("alpha", 1.0))));
     case OpKind::Atan2:
       return one(at::atan2(in[0], in[1]));
     case OpKind::Hypot:

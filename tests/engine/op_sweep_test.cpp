@@ -155,6 +155,7 @@ TEST_P(OpSweepTest, Float32AgreesWithFloat64) {
       ADD_FAILURE() << c32.label << ": the engine refused: " << c32.engine_error;
       continue;
     }
+    if (!c32.same_across_float_types) continue;
     try {
       EXPECT_NO_THROW(ir::validate(c32.graph));
       const std::uint64_t seed = label_seed(c32.label);

@@ -790,6 +790,39 @@ std::vector<OpCase> every_op_cases() {
     b.output(
         b.op(OpKind::Copy, {b.input("x", random({2, 3}, 103)), b.input("s", random({3}, 104))}));
   });
+  // the nn.functional pointwise surface and the products by name
+  binary(OpKind::Logaddexp2, random({2, 3}, 200, -2, 2), random({3}, 201, -2, 2));
+  binary(OpKind::Xlogy, random({2, 3}, 202, -2, 2), random({3}, 203, 0.5, 2));
+  binary(OpKind::Copysign, random({2, 3}, 204, -2, 2), random({3}, 205, 0.5, 1) * -1.0);
+  binary(OpKind::Fmax, random({2, 3}, 206, -2, 0), random({3}, 207, 0.1, 2));
+  binary(OpKind::Fmin, random({2, 3}, 208, -2, 0), random({3}, 209, 0.1, 2));
+  unary(OpKind::Logit, 0.1, 0.9);
+  unary(OpKind::Logit, -0.5, 1.5, Attributes().set("eps", 0.2));
+  unary(OpKind::NanToNum, -1, 1, Attributes().set("nan", 0.5));
+  on(OpKind::Glu, random({2, 4, 3}, 210), Attributes().set("dim", 1));
+  for (OpKind op : {OpKind::Lerp, OpKind::Addcmul, OpKind::Addcdiv}) {
+    add(std::string(ir::op_name(op)), [op](Builder& b) {
+      const Attributes attrs = op == OpKind::Lerp ? Attributes() : Attributes().set("value", -0.5);
+      b.output(b.op(op,
+                    {b.input("x", random({2, 3}, 211)), b.input("t1", random({3}, 212)),
+                     b.input("t2", random({2, 1}, 213, 0.5, 1.5))},
+                    attrs));
+    });
+  }
+  add("prelu", [](Builder& b) {
+    b.output(b.op(OpKind::Prelu,
+                  {b.input("x", random({2, 3, 2}, 214)), b.param("w", random({3}, 215))}));
+  });
+  binary(OpKind::Dot, random({5}, 216), random({5}, 217));
+  binary(OpKind::Mv, random({2, 5}, 218), random({5}, 219));
+  binary(OpKind::Outer, random({3}, 220), random({4}, 221));
+  unary(OpKind::Trace, -1, 1);
+  add("baddbmm", [](Builder& b) {
+    b.output(b.op(OpKind::Baddbmm,
+                  {b.input("s", random({4}, 222)), b.input("b1", random({2, 3, 5}, 223)),
+                   b.param("b2", random({2, 5, 4}, 224))},
+                  Attributes().set("beta", 0.5).set("alpha", -2.0)));
+  });
 
   // resampling
   const Tensor x124 = random({1, 2, 4}, 76);

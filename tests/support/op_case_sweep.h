@@ -227,5 +227,10 @@ bool pool3d_cases(Sweep& s, ir::OpKind op);
 bool distance_cases(Sweep& s, ir::OpKind op);
 // The cases of im2col and col2im (op_cases_fold.cpp); false for other ops.
 bool fold_cases(Sweep& s, ir::OpKind op);
+// The cases of logaddexp2, xlogy, copysign, fmax, fmin, lerp, addcmul, addcdiv, logit,
+// nan_to_num, glu and prelu (op_cases_pointwise.cpp); false for other ops.
+bool pointwise_cases(Sweep& s, ir::OpKind op);
+// The cases of dot, mv, outer, trace and baddbmm (op_cases_products.cpp); false for other ops.
+bool product_cases(Sweep& s, ir::OpKind op);
 
 }  // namespace weft::testing::sweep

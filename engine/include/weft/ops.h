@@ -55,6 +55,12 @@ Tensor deg2rad(const Tensor& x);
 Tensor rad2deg(const Tensor& x);
 Tensor isfinite(const Tensor& x);  // bool
 Tensor signbit(const Tensor& x);   // bool: the sign bit, so -0.0 is negative
+// log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given.
+Tensor logit(const Tensor& x, std::optional<double> eps = std::nullopt);
+// NaN, +inf, -inf replaced (by 0 and the dtype's largest and lowest finite values by default).
+Tensor nan_to_num(const Tensor& x, std::optional<double> nan = std::nullopt,
+                  std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt);
 
 // ---- activations (ops/activation.cpp) ----
 Tensor sigmoid(const Tensor& x);
@@ -78,6 +84,8 @@ Tensor tanhshrink(const Tensor& x);
 Tensor threshold(const Tensor& x, double threshold, double value);
 Tensor hardshrink(const Tensor& x, double lambd = 0.5);
 Tensor softshrink(const Tensor& x, double lambd = 0.5);
+Tensor glu(const Tensor& x, std::int64_t dim = -1);   // first half * sigmoid(second half)
+Tensor prelu(const Tensor& x, const Tensor& weight);  // weight: 1 slope or 1 per channel
 
 // ---- binary arithmetic with broadcasting and type promotion (ops/binary.cpp) ----
 Tensor add(const Tensor& a, const Tensor& b, double alpha = 1.0);
@@ -110,6 +118,18 @@ Tensor hypot(const Tensor& a, const Tensor& b);
 Tensor logaddexp(const Tensor& a, const Tensor& b);
 Tensor fmod(const Tensor& a, const Tensor& b);       // the sign of a (C's fmod)
 Tensor remainder(const Tensor& a, const Tensor& b);  // the sign of b (Python's %)
+Tensor logaddexp2(const Tensor& a, const Tensor& b);
+Tensor xlogy(const Tensor& a, const Tensor& b);     // a * log(b), 0 where a is 0
+Tensor copysign(const Tensor& a, const Tensor& b);  // |a| with b's sign bit
+Tensor fmax(const Tensor& a, const Tensor& b);      // a NaN loses to a number
+Tensor fmin(const Tensor& a, const Tensor& b);
+
+// ---- pointwise ops of three tensors (ops/pointwise3.cpp) ----
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               double value = 1.0);
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+               double value = 1.0);
 
 // ---- comparison and logic, results are bool (ops/compare.cpp) ----
 Tensor eq(const Tensor& a, const Tensor& b);
@@ -179,6 +199,15 @@ Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double beta = 1.0,
              double alpha = 1.0);
+
+// ---- products by name (ops/vector_products.cpp) ----
+Tensor dot(const Tensor& a, const Tensor& b);           // 1-D · 1-D -> 0-D
+Tensor mv(const Tensor& matrix, const Tensor& vector);  // [n, m] · [m] -> [n]
+Tensor outer(const Tensor& a, const Tensor& b);         // [n], [m] -> [n, m]
+Tensor trace(const Tensor& x);                          // the sum of a matrix's diagonal
+// beta * self + alpha * batch1 @ batch2; self broadcasts, and is not read when beta is 0.
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, double beta = 1.0,
+               double alpha = 1.0);
 
 // ---- convolution (ops/conv.cpp); one-element lists apply to every spatial dim ----
 Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),

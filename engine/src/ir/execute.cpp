@@ -131,6 +131,41 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(isfinite(in[0]));
     case OpKind::Signbit:
       return one(signbit(in[0]));
+    case OpKind::Logit:
+      return one(logit(in[0], optional_float(a, "eps")));
+    case OpKind::NanToNum:
+      return one(nan_to_num(in[0], optional_float(a, "nan"), optional_float(a, "posinf"),
+                            optional_float(a, "neginf")));
+    case OpKind::Glu:
+      return one(glu(in[0], a.get_int("dim", -1)));
+    case OpKind::Prelu:
+      return one(prelu(in[0], in[1]));
+    case OpKind::Logaddexp2:
+      return one(logaddexp2(in[0], in[1]));
+    case OpKind::Xlogy:
+      return one(xlogy(in[0], in[1]));
+    case OpKind::Copysign:
+      return one(copysign(in[0], in[1]));
+    case OpKind::Fmax:
+      return one(fmax(in[0], in[1]));
+    case OpKind::Fmin:
+      return one(fmin(in[0], in[1]));
+    case OpKind::Lerp:
+      return one(lerp(in[0], in[1], in[2]));
+    case OpKind::Addcmul:
+      return one(addcmul(in[0], in[1], in[2], a.get_float("value", 1.0)));
+    case OpKind::Addcdiv:
+      return one(addcdiv(in[0], in[1], in[2], a.get_float("value", 1.0)));
+    case OpKind::Dot:
+      return one(dot(in[0], in[1]));
+    case OpKind::Mv:
+      return one(mv(in[0], in[1]));
+    case OpKind::Outer:
+      return one(outer(in[0], in[1]));
+    case OpKind::Trace:
+      return one(trace(in[0]));
+    case OpKind::Baddbmm:
+      return one(baddbmm(in[0], in[1], in[2], a.get_float("beta", 1.0), a.get_float("alpha", 1.0)));
     case OpKind::Hardswish:
       return one(hardswish(in[0]));
     case OpKind::Hardsigmoid:

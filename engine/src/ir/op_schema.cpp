@@ -106,6 +106,12 @@ OpSchema make_schema(OpKind op) {
     case K::Isfinite:
     case K::Signbit:
       return unary(op, "unary");
+    case K::Logit:
+      return unary(op, "unary", {optional_attr("eps", AttrType::Float)});
+    case K::NanToNum:
+      return unary(op, "unary",
+                   {optional_attr("nan", AttrType::Float), optional_attr("posinf", AttrType::Float),
+                    optional_attr("neginf", AttrType::Float)});
 
     case K::Sigmoid:
     case K::Relu:
@@ -127,6 +133,10 @@ OpSchema make_schema(OpKind op) {
     case K::Hardshrink:
     case K::Softshrink:
       return unary(op, "activation", {float_attr("lambd", 0.5)});
+    case K::Glu:
+      return unary(op, "activation", {int_attr("dim", -1)});
+    case K::Prelu:
+      return row(op, "activation", {"self", "weight"});
     case K::LeakyRelu:
       return unary(op, "activation", {float_attr("negative_slope", 0.01)});
     case K::Elu:
@@ -157,7 +167,17 @@ OpSchema make_schema(OpKind op) {
     case K::Logaddexp:
     case K::Fmod:
     case K::Remainder:
+    case K::Logaddexp2:
+    case K::Xlogy:
+    case K::Copysign:
+    case K::Fmax:
+    case K::Fmin:
       return binary(op, "binary_math");
+    case K::Lerp:
+      return row(op, "pointwise3", {"self", "end", "weight"});
+    case K::Addcmul:
+    case K::Addcdiv:
+      return row(op, "pointwise3", {"self", "tensor1", "tensor2"}, {float_attr("value", 1.0)});
 
     case K::AddScalar:
     case K::SubScalar:
@@ -250,6 +270,17 @@ OpSchema make_schema(OpKind op) {
       return with_optional_inputs(row(op, "matmul", {"input", "weight", "bias"}), 2);
     case K::Addmm:
       return row(op, "matmul", {"self", "mat1", "mat2"},
+                 {float_attr("beta", 1.0), float_attr("alpha", 1.0)});
+    case K::Dot:
+      return row(op, "vector_products", {"self", "tensor"});
+    case K::Mv:
+      return row(op, "vector_products", {"self", "vec"});
+    case K::Outer:
+      return row(op, "vector_products", {"self", "vec2"});
+    case K::Trace:
+      return unary(op, "vector_products");
+    case K::Baddbmm:
+      return row(op, "vector_products", {"self", "batch1", "batch2"},
                  {float_attr("beta", 1.0), float_attr("alpha", 1.0)});
     case K::Cdist:
       return row(op, "distance", {"x1", "x2"}, {float_attr("p", 2.0)});

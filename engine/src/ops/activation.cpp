@@ -444,4 +444,48 @@ Tensor softshrink(const Tensor& x, double lambd) {
   return out;
 }
 
+// glu(x, dim): the first half of x along dim times the sigmoid of the second half.
+Tensor glu(const Tensor& x, std::int64_t dim) {
+  WEFT_TRACE_OP(Glu, (x), ir::Attributes().set("dim", dim), glu(x, dim));
+  if (x.dim() == 0) throw Error("glu does not support scalars because halving size must be even");
+  const std::int64_t d = dim < 0 ? dim + x.dim() : dim;
+  if (d < 0 || d >= x.dim()) {
+    throw Error("Dimension out of range (expected to be in range of [" + std::to_string(-x.dim()) +
+                ", " + std::to_string(x.dim() - 1) + "], but got " + std::to_string(dim) + ")");
+  }
+  if (x.size(d) % 2 != 0) {
+    throw Error("Halving dimension must be even, but dimension " + std::to_string(d) + " is size " +
+                std::to_string(x.size(d)));
+  }
+  if (!x.is_floating_point()) {
+    throw Error(std::string("\"glu_cpu\" not implemented for '") +
+                torch_scalar_type_name(x.dtype()) + "'");
+  }
+  const std::vector<Tensor> halves = chunk(x, 2, d);
+  return halves[0] * sigmoid(halves[1]);
+}
+
+// prelu(x, weight): x where x > 0, else weight * x; weight holds one slope, or one per channel
+// (dim 1 of x, or the only one of a 1-D x taken as one channel).
+Tensor prelu(const Tensor& x, const Tensor& weight) {
+  WEFT_TRACE_OP(Prelu, (x, weight), ir::Attributes(), prelu(x, weight));
+  if (weight.dim() > 1) {
+    throw Error("prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = " +
+                std::to_string(weight.dim()));
+  }
+  const std::int64_t channels = x.dim() >= 2 ? x.size(1) : 1;
+  if (weight.numel() != 1 && weight.numel() != channels) {
+    throw Error("Mismatch of parameter numbers and input channel size. Found parameter numbers = " +
+                std::to_string(weight.numel()) + " and channel size = " + std::to_string(channels) +
+                ".");
+  }
+  Shape slope_shape;  // one slope: a scalar; per channel: [C, 1, ...] against x's dims 1..
+  if (weight.numel() != 1) {
+    slope_shape.assign(static_cast<std::size_t>(x.dim() - 1), 1);
+    slope_shape[0] = channels;
+  }
+  const Tensor slope = weight.reshape(slope_shape);
+  return where(gt(x, zeros_like(x)), x, slope * x);
+}
+
 }  // namespace weft

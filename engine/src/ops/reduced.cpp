@@ -106,6 +106,12 @@ std::vector<Tensor> run_in_float32(ir::OpKind op, const std::vector<Tensor>& inp
     ir::Node node;
     node.op = op;
     node.attrs = attrs;
+    // nan_to_num's default replacements for inf are the 16-bit type's own largest values.
+    if (op == ir::OpKind::NanToNum && !inputs.empty() && inputs[0].defined()) {
+      const double big = dtype_max(inputs[0].dtype());
+      if (!attrs.has("posinf")) node.attrs.set("posinf", big);
+      if (!attrs.has("neginf")) node.attrs.set("neginf", -big);
+    }
     outputs = ir::run_node(node, widened, std::nullopt);
   }
   const Dtype target = result_dtype(op, inputs);

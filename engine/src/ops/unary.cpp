@@ -3,6 +3,7 @@
 // become float32 (PyTorch's int-to-float promotion); rounding ops have zero gradient.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "kernels/elementwise.h"
@@ -440,6 +441,57 @@ Tensor rad2deg(const Tensor& x) {
       x, "rad2deg", "MulBackward1",
       [](auto v) { return v * static_cast<decltype(v)>(180.0 / kPi); },
       [](const Tensor& g, const Tensor&, const Tensor&) { return g * (180.0 / kPi); });
+}
+
+// log(z / (1 - z)) with z = x clamped to [eps, 1 - eps] when eps is given. Backward: PyTorch's
+// infinitely differentiable form: g / (x (1 - x)) inside [eps, 1 - eps] (inside [0, 1] without
+// eps), 0 outside it with eps, NaN outside it without.
+Tensor logit(const Tensor& x0, std::optional<double> eps) {
+  WEFT_TRACE_OP(Logit, (x0), eps ? ir::Attributes().set("eps", *eps) : ir::Attributes(),
+                logit(x0, eps));
+  const Tensor x = x0.to(kernels::floating_result(x0.dtype()));
+  const double lo = eps ? *eps : -1.0;  // ATen's "no eps" is a negative one
+  Tensor out = kernels::map_floating(x, "logit", [lo](auto v) {
+    using T = decltype(v);
+    if (lo >= 0) v = v < T(lo) ? T(lo) : (v > T(1 - lo) ? T(1 - lo) : v);
+    return static_cast<T>(std::log(v / (T(1) - v)));
+  });
+  autograd::record_function(
+      "LogitBackward0", {x}, {out}, {x}, [eps](const Grads& g, const Saved& s) {
+        const Tensor& v = s[0];
+        const double lo = eps ? *eps : 0.0;
+        const Tensor inside = logical_and(ge(v, full_like(v, lo)), le(v, full_like(v, 1.0 - lo)));
+        const Tensor outside = full_like(v, eps ? 0.0 : std::numeric_limits<double>::quiet_NaN());
+        return Grads{where(inside, g[0] / (v * (1.0 - v)), outside)};
+      });
+  return out;
+}
+
+// NaN, +inf and -inf replaced by `nan` (0), `posinf` and `neginf` (the dtype's largest and
+// lowest finite values when absent). Integers and bool are returned as they are (a copy).
+// The gradient passes where x is finite.
+Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  ir::Attributes attrs;
+  if (nan) attrs.set("nan", *nan);
+  if (posinf) attrs.set("posinf", *posinf);
+  if (neginf) attrs.set("neginf", *neginf);
+  WEFT_TRACE_OP(NanToNum, (x), attrs, nan_to_num(x, nan, posinf, neginf));
+  if (!x.is_floating_point()) return x.clone();
+  const double big = dtype_max(x.dtype());
+  const double on_nan = nan.value_or(0.0), on_pos = posinf.value_or(big);
+  const double on_neg = neginf.value_or(-big);
+  Tensor out = kernels::map_floating(x, "nan_to_num", [on_nan, on_pos, on_neg](auto v) {
+    using T = decltype(v);
+    if (std::isnan(v)) return static_cast<T>(on_nan);
+    if (std::isinf(v)) return static_cast<T>(v > 0 ? on_pos : on_neg);
+    return v;
+  });
+  autograd::record_function(
+      "NanToNumBackward0", {x}, {out}, {x}, [](const Grads& g, const Saved& s) {
+        return Grads{g[0] * isfinite(s[0])};  // an infinite g gives NaN there, as PyTorch's
+      });
+  return out;
 }
 
 }  // namespace weft

@@ -97,6 +97,14 @@ void where_rule(B& b) {
   b.output(broadcast(b, broadcast(b, dims[0], dims[1]), dims[2]));
 }
 
+// addcmul/addcdiv(self, tensor1, tensor2, value): three shapes broadcast as where's; value is
+// absent (1) or drawn.
+template <class B>
+void addc_rule(B& b) {
+  if (b.chance("value.present", 0.5)) b.attr_float("value", -2.0, 2.0);
+  where_rule(b);
+}
+
 // masked_fill(self, mask, value): the mask broadcasts with self. The value is mostly moderate,
 // sometimes 0 or an attention mask's large negative; an integral self truncates it.
 template <class B>
@@ -207,7 +215,29 @@ OpSpec binary_spec(ir::OpKind op) {
       return two_inputs(op, kNumber, floating_promoted);
     case K::Hypot:
     case K::Logaddexp:
+    case K::Logaddexp2:
       return two_inputs(op, kFloat, dtypes::promoted);
+    case K::Xlogy:
+    case K::Copysign:
+      return two_inputs(op, kNumber, floating_promoted);
+    case K::Fmax:
+    case K::Fmin:
+      return two_inputs(op, kAnyDtype, dtypes::promoted);
+    case K::Lerp:
+    case K::Addcmul:
+    case K::Addcdiv: {
+      // Floating only: lerp has no integer kernel, addcdiv refuses integer division, and
+      // addcmul's fractional value would need an integral one for integer tensors.
+      const bool lerp = op == K::Lerp;
+      OpSpec s{op,
+               {InputDecl{"self"}, InputDecl{lerp ? "end" : "tensor1"},
+                InputDecl{lerp ? "weight" : "tensor2"}}};
+      s.dtypes = kFloat;
+      s.output_dtypes = dtypes::promoted;
+      s.sample = lerp ? &where_rule<Sampler> : &addc_rule<Sampler>;
+      s.encode = lerp ? &where_rule<Encoder> : &addc_rule<Encoder>;
+      return s;
+    }
     case K::Fmod:
     case K::Remainder:
       // Floating only, as div: an integer divisor of zero throws in both frameworks.

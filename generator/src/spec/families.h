@@ -9,10 +9,10 @@
 
 namespace weft::gen {
 
-OpSpec unary_spec(ir::OpKind op);   // unary.cpp: unary math and activations
-OpSpec binary_spec(ir::OpKind op);  // binary.cpp: arithmetic, comparison, logic, where, masked_fill
+OpSpec unary_spec(ir::OpKind op);   // unary.cpp: unary math and activations (glu, prelu)
+OpSpec binary_spec(ir::OpKind op);  // binary.cpp: arithmetic, comparison, logic, where, lerp, addc*
 OpSpec reduce_spec(ir::OpKind op);  // reduce.cpp: reductions, scans, softmaxes, sorting
-OpSpec matmul_spec(ir::OpKind op);  // matmul.cpp: matmul, mm, bmm, linear, addmm, cdist, pdist
+OpSpec matmul_spec(ir::OpKind op);  // matmul.cpp: matmul, mm, bmm, linear, addmm, dot, mv, cdist, ...
 OpSpec conv_spec(ir::OpKind op);    // conv.cpp: conv1d, conv2d
 OpSpec fold_spec(ir::OpKind op);    // fold.cpp: im2col (F.unfold), col2im (F.fold)
 OpSpec pool_spec(ir::OpKind op);    // pool.cpp: max/avg pooling, adaptive pooling

@@ -58,6 +58,10 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Square:
     case K::Erfc:
     case K::Sinc:
+    case K::Logit:
+    case K::NanToNum:
+    case K::Glu:
+    case K::Prelu:
     case K::Deg2rad:
     case K::Rad2deg:
     case K::Isfinite:
@@ -105,6 +109,14 @@ OpSpec make_spec(ir::OpKind op) {
     case K::MaskedFill:
     case K::Copy:
     case K::MaskedScatter:
+    case K::Logaddexp2:
+    case K::Xlogy:
+    case K::Copysign:
+    case K::Fmax:
+    case K::Fmin:
+    case K::Lerp:
+    case K::Addcmul:
+    case K::Addcdiv:
       return binary_spec(op);
     case K::Sum:
     case K::Mean:
@@ -135,6 +147,11 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Addmm:
     case K::Cdist:
     case K::Pdist:
+    case K::Dot:
+    case K::Mv:
+    case K::Outer:
+    case K::Trace:
+    case K::Baddbmm:
       return matmul_spec(op);
     case K::Conv1d:
     case K::Conv2d:

@@ -67,6 +67,46 @@ void clamp_rule(B& b) {
   elementwise_rule(b);
 }
 
+// logit: eps absent (the values stay inside (0, 1)) or small.
+template <class B>
+void logit_rule(B& b) {
+  if (b.chance("eps.present", 0.5)) b.attr_float("eps", 1e-6, 0.2);
+  elementwise_rule(b);
+}
+// nan_to_num: each replacement absent (0 and the dtype's extremes) or drawn.
+template <class B>
+void nan_to_num_rule(B& b) {
+  if (b.chance("nan.present", 0.5)) b.attr_float("nan", -2.0, 2.0);
+  if (b.chance("posinf.present", 0.3)) b.attr_float("posinf", 1.0, 1e4);
+  if (b.chance("neginf.present", 0.3)) b.attr_float("neginf", -1e4, -1.0);
+  elementwise_rule(b);
+}
+// glu(x, dim): dim's size is even; the output has half of it.
+template <class B>
+void glu_rule(B& b) {
+  using Int = typename B::Int;
+  const int rank = b.rank(0);
+  b.require_that(rank >= 1, "glu: scalar input");
+  auto x = b.data(0);
+  const std::int64_t dim = b.attr_dim("dim", rank);
+  const std::size_t d = static_cast<std::size_t>(dim < 0 ? dim + rank : dim);
+  const Int half = x[d] / 2;
+  b.require(x[d] >= 2 && x[d] == half * 2);
+  x[d] = half;
+  b.output(x);
+}
+// prelu(x, weight): one slope, or one per channel (dim 1 of an input of 2 dims or more).
+template <class B>
+void prelu_rule(B& b) {
+  const auto x = b.data(0);
+  b.require_that(b.rank(1) == 1, "prelu: weight is 1-D");
+  const bool per_channel = x.size() >= 2 && b.chance("prelu.per_channel", 0.6);
+  if (!b.bound(1)) b.shape_input(1, {per_channel ? x[1] : b.lit(1)});
+  const auto w = b.data(1);
+  b.require(w[0] == b.lit(1) || (x.size() >= 2 ? w[0] == x[1] : w[0] == b.lit(1)));
+  b.output(x);
+}
+
 OpSpec one_input(ir::OpKind op, unsigned dtypes_allowed,
                  std::vector<Dtype> (*out)(const std::vector<Dtype>&, const ir::Attributes&),
                  ValueHint hint = ValueHint::None) {
@@ -180,6 +220,24 @@ OpSpec unary_spec(ir::OpKind op) {
     case K::Clamp:
       return with_rule<&clamp_rule<Sampler>, &clamp_rule<Encoder>>(
           one_input(op, kFloat, dtypes::same));
+    case K::Logit:
+      return with_rule<&logit_rule<Sampler>, &logit_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
+    case K::NanToNum:
+      return with_rule<&nan_to_num_rule<Sampler>, &nan_to_num_rule<Encoder>>(
+          one_input(op, kNumber, dtypes::same));
+    case K::Glu: {
+      OpSpec s =
+          with_rule<&glu_rule<Sampler>, &glu_rule<Encoder>>(one_input(op, kFloat, dtypes::same));
+      s.inputs[0].min_rank = 1;
+      return s;
+    }
+    case K::Prelu: {
+      OpSpec s = with_rule<&prelu_rule<Sampler>, &prelu_rule<Encoder>>(
+          one_input(op, kFloat, dtypes::same));
+      s.inputs.push_back(InputDecl{"weight", InputRole::Weight, 1, 1});
+      return s;
+    }
     default:
       break;
   }

@@ -52,6 +52,8 @@
   X(Rad2deg, "rad2deg")                                                    \
   X(Isfinite, "isfinite")                                                  \
   X(Signbit, "signbit")                                                    \
+  X(Logit, "logit")                                                        \
+  X(NanToNum, "nan_to_num")                                                \
   /* activations: ops/activation.cpp */                                    \
   X(Sigmoid, "sigmoid")                                                    \
   X(Relu, "relu")                                                          \
@@ -74,6 +76,8 @@
   X(Threshold, "threshold")                                                \
   X(Hardshrink, "hardshrink")                                              \
   X(Softshrink, "softshrink")                                              \
+  X(Glu, "glu")                                                            \
+  X(Prelu, "prelu")                                                        \
   /* binary arithmetic: ops/binary.cpp */                                  \
   X(Add, "add")                                                            \
   X(Sub, "sub")                                                            \
@@ -88,6 +92,15 @@
   X(Logaddexp, "logaddexp")                                                \
   X(Fmod, "fmod")                                                          \
   X(Remainder, "remainder")                                                \
+  X(Logaddexp2, "logaddexp2")                                              \
+  X(Xlogy, "xlogy")                                                        \
+  X(Copysign, "copysign")                                                  \
+  X(Fmax, "fmax")                                                          \
+  X(Fmin, "fmin")                                                          \
+  /* pointwise ops of three tensors: ops/pointwise3.cpp */                 \
+  X(Lerp, "lerp")                                                          \
+  X(Addcmul, "addcmul")                                                    \
+  X(Addcdiv, "addcdiv")                                                    \
   /* Python scalars as operands: ops/scalar.cpp */                         \
   X(AddScalar, "add_scalar")                                               \
   X(SubScalar, "sub_scalar")                                               \
@@ -145,6 +158,12 @@
   X(Bmm, "bmm")                                                            \
   X(Linear, "linear")                                                      \
   X(Addmm, "addmm")                                                        \
+  /* products by name: ops/vector_products.cpp */                          \
+  X(Dot, "dot")                                                            \
+  X(Mv, "mv")                                                              \
+  X(Outer, "outer")                                                        \
+  X(Trace, "trace")                                                        \
+  X(Baddbmm, "baddbmm")                                                    \
   /* pairwise distances: ops/distance.cpp */                             \
   X(Cdist, "cdist")                                                      \
   X(Pdist, "pdist")                                                      \

@@ -84,6 +84,7 @@ enum class DomainKind {
   Below,         // x < bound
   Within,        // |x| < bound
   AwayFromPole,  // |cos x| > bound (tan)
+  InsideUnit,    // bound < x < 1 - bound (logit)
 };
 
 struct DomainHint {
