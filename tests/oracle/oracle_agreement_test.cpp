@@ -73,6 +73,14 @@ constexpr KnownBug kKnownBugs[] = {
      "writes in place; eager saves the input (corpus "
      "bug-torchscript-leaky-relu-output-saved-then-written)",
      "leaky_relu"},
+    {"torch", "gradient of",
+     "LibTorch 1.13's trace backward writes past the diagonal of a matrix with more rows than "
+     "columns (corpus bug-eager-trace-tall-matrix-backward)",
+     "trace"},
+    {"torch", "nan at element",
+     "LibTorch 1.13's baddbmm with beta = 0 reads its uninitialized result, so NaN left in freed "
+     "memory comes out now and then (pytorch/pytorch#80588; fixed in 2.x)",
+     "baddbmm"},
 };
 
 bool has_op(const ir::Graph& graph, const char* op) {
