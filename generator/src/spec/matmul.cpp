@@ -94,23 +94,29 @@ void mm_rule(B& b) {
   b.output({x[0], y[1]});
 }
 
+// Inputs `i` [B, n, m] and `j` [B, m, p] of a batched product: no broadcasting of the batch,
+// so a fresh operand copies it (and the contraction size). Returns [B, n, p].
 template <class B>
-void bmm_rule(B& b) {
-  b.require_that(b.rank(0) == 3 && b.rank(1) == 3, "bmm needs 3-D tensors");
-  Dims<B> x = b.data(0), y = b.data(1);
-  // No broadcasting of the batch: a fresh operand copies it.
-  if (!b.bound(1)) {
+Dims<B> batched_operands(B& b, int i, int j) {
+  Dims<B> x = b.data(i), y = b.data(j);
+  if (!b.bound(j)) {
     y[0] = x[0];
     y[1] = x[2];
-    b.shape_input(1, y);
-  } else if (!b.bound(0)) {
+    b.shape_input(j, y);
+  } else if (!b.bound(i)) {
     x[0] = y[0];
     x[2] = y[1];
-    b.shape_input(0, x);
+    b.shape_input(i, x);
   }
   b.require(x[0] == y[0]);
   b.require(x[2] == y[1]);
-  b.output({x[0], x[1], y[2]});
+  return {x[0], x[1], y[2]};
+}
+
+template <class B>
+void bmm_rule(B& b) {
+  b.require_that(b.rank(0) == 3 && b.rank(1) == 3, "bmm needs 3-D tensors");
+  b.output(batched_operands(b, 0, 1));
 }
 
 // linear(input, weight[out, in], bias[out]): the weight and bias are parameters whose shapes
@@ -136,13 +142,11 @@ void linear_rule(B& b) {
   b.output(out);
 }
 
-// addmm(self, mat1, mat2): self broadcasts to [n, p]. beta and alpha are whole (or absent):
-// PyTorch refuses fractional multipliers for integral tensors.
+// addmm's and baddbmm's self (input 0), which broadcasts to the product's shape `out`, and
+// their beta and alpha: whole (or absent), as PyTorch refuses fractional multipliers for
+// integral tensors. Returns `out`.
 template <class B>
-void addmm_rule(B& b) {
-  b.require_that(b.rank(1) == 2 && b.rank(2) == 2 && b.rank(0) <= 2, "addmm ranks");
-  const auto [m1, m2] = operands(b, 1, 2, false);
-  const Dims<B> out = {m1[0], m2[1]};
+Dims<B> added_self(B& b, const Dims<B>& out) {
   Dims<B> self = b.data(0);
   if (!b.bound(0)) {
     fit_batch(b, "fit0", self, self.size(), out);
@@ -158,7 +162,15 @@ void addmm_rule(B& b) {
   if (b.chance("alpha.present", 0.5)) {
     b.set_attr("alpha", static_cast<double>(b.choose("alpha.value", -2, 2)));
   }
-  b.output(out);
+  return out;
+}
+
+// addmm(self, mat1, mat2): self broadcasts to [n, p].
+template <class B>
+void addmm_rule(B& b) {
+  b.require_that(b.rank(1) == 2 && b.rank(2) == 2 && b.rank(0) <= 2, "addmm ranks");
+  const auto [m1, m2] = operands(b, 1, 2, false);
+  b.output(added_self(b, {m1[0], m2[1]}));
 }
 
 // dot(self[n], tensor[n]) -> [].
@@ -192,40 +204,11 @@ void trace_rule(B& b) {
   b.output({});
 }
 
-// baddbmm(self, batch1[B, n, m], batch2[B, m, p]): self broadcasts to [B, n, p]; beta and
-// alpha whole or absent, as addmm's.
+// baddbmm(self, batch1[B, n, m], batch2[B, m, p]): self broadcasts to [B, n, p].
 template <class B>
 void baddbmm_rule(B& b) {
   b.require_that(b.rank(1) == 3 && b.rank(2) == 3 && b.rank(0) <= 3, "baddbmm ranks");
-  Dims<B> x = b.data(1), y = b.data(2);
-  if (!b.bound(2)) {
-    y[0] = x[0];
-    y[1] = x[2];
-    b.shape_input(2, y);
-  } else if (!b.bound(1)) {
-    x[0] = y[0];
-    x[2] = y[1];
-    b.shape_input(1, x);
-  }
-  b.require(x[0] == y[0]);
-  b.require(x[2] == y[1]);
-  const Dims<B> out = {x[0], x[1], y[2]};
-  Dims<B> self = b.data(0);
-  if (!b.bound(0)) {
-    fit_batch(b, "fit0", self, self.size(), out);
-    b.shape_input(0, self);
-  }
-  for (std::size_t i = 0; i < self.size(); ++i) {
-    const auto& want = out[out.size() - self.size() + i];
-    b.require(self[i] == want || self[i] == b.lit(1));
-  }
-  if (b.chance("beta.present", 0.5)) {
-    b.set_attr("beta", static_cast<double>(b.choose("beta.value", -1, 2)));
-  }
-  if (b.chance("alpha.present", 0.5)) {
-    b.set_attr("alpha", static_cast<double>(b.choose("alpha.value", -2, 2)));
-  }
-  b.output(out);
+  b.output(added_self(b, batched_operands(b, 1, 2)));
 }
 
 // trace sums: an integral matrix gives int64.
