@@ -118,7 +118,7 @@ std::optional<std::int64_t> index_bound(const ir::Graph& graph, const ir::Node& 
   }
   const bool indexes_self = node.op == OpKind::Gather || node.op == OpKind::IndexSelect ||
                             node.op == OpKind::ScatterAdd || node.op == OpKind::ScatterReduce ||
-                            node.op == OpKind::IndexAdd;
+                            node.op == OpKind::IndexAdd || node.op == OpKind::Scatter;
   if (node.op == OpKind::IndexPut && slot == 1) {
     const ir::Shape& x = graph.type(node.inputs[0]).shape;
     return x.empty() ? 1 : x[0];
@@ -136,9 +136,16 @@ std::optional<std::int64_t> index_bound(const ir::Graph& graph, const ir::Node& 
 }
 
 // Whether the indices in `slot` of `node` must differ from each other: index_put without
-// accumulate writes a repeated index twice, and which write stays is undefined in PyTorch.
+// accumulate and scatter write a repeated index twice, and which write stays is undefined in
+// PyTorch. scatter's must differ within each line along its dim (distinct_dim).
 bool needs_distinct_indices(const ir::Node& node, std::size_t slot) {
+  if (node.op == OpKind::Scatter) return slot == 1;
   return node.op == OpKind::IndexPut && slot == 1 && !node.attrs.get_bool("accumulate", false);
+}
+std::optional<std::int64_t> distinct_dim(const ir::Node& node, std::size_t rank) {
+  if (node.op != OpKind::Scatter || rank == 0) return std::nullopt;
+  const std::int64_t dim = node.attrs.get_int("dim");
+  return dim < 0 ? dim + static_cast<std::int64_t>(rank) : dim;
 }
 
 // Ops that are flat or clipped in places; the search's loss passes gradients straight
@@ -214,6 +221,8 @@ struct LeafInfo {
   // Integers: indices below this bound, all different when `distinct_indices`.
   std::optional<std::int64_t> index_bound;
   bool distinct_indices = false;
+  // Distinct within each line along this dim only, not over the whole tensor.
+  std::optional<std::int64_t> distinct_dim;
   // Floats: the domain of the first hinted consumer slot it feeds directly.
   std::optional<DomainHint> domain;
   // Floats feeding a weight slot: draws scaled to 1/sqrt(fan-in).
@@ -254,7 +263,10 @@ void note_consumer(LeafInfo& info, const ir::Node& node, std::size_t slot,
   if (node.op == OpKind::Pow) {
     (slot == 0 ? info.pow_base : info.pow_exponent) = true;
   }
-  if (needs_distinct_indices(node, slot)) info.distinct_indices = true;
+  if (needs_distinct_indices(node, slot)) {
+    info.distinct_indices = true;
+    info.distinct_dim = distinct_dim(node, info.type.shape.size());
+  }
   if (!info.domain) {
     for (const DomainHint& hint : hints) {
       if (hint.input == slot) info.domain = hint;
@@ -355,6 +367,34 @@ class Context {
   std::vector<LeafInfo> leaves_;
 };
 
+// Indices of `shape` that differ within every line along `dim`: each line the first entries of
+// its own shuffle of 0..bound-1. Undefined where a line is longer than `bound`.
+Tensor distinct_lines(const ir::Shape& shape, std::int64_t dim, std::int64_t bound,
+                      Generator& gen) {
+  const auto d = static_cast<std::size_t>(dim);
+  if (d >= shape.size() || shape[d] > bound) return Tensor();
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < d; ++i) outer *= shape[i];
+  for (std::size_t i = d + 1; i < shape.size(); ++i) inner *= shape[i];
+  const std::int64_t length = shape[d];
+  std::vector<std::int64_t> v(static_cast<std::size_t>(outer * length * inner));
+  std::vector<std::int64_t> order(static_cast<std::size_t>(bound));
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < inner; ++i) {
+      for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
+      for (std::size_t k = order.size(); k > 1; --k) {
+        const auto pick = static_cast<std::size_t>(gen.uniform() * static_cast<double>(k));
+        std::swap(order[k - 1], order[std::min(pick, k - 1)]);
+      }
+      for (std::int64_t k = 0; k < length; ++k) {
+        v[static_cast<std::size_t>((o * length + k) * inner + i)] =
+            order[static_cast<std::size_t>(k)];
+      }
+    }
+  }
+  return tensor(v).reshape(shape).clone();
+}
+
 // Draws one leaf's values; `scale` shrinks the unconstrained floating draws of later tries.
 Tensor draw_leaf(const LeafInfo& leaf, Generator& gen, double scale) {
   const std::int64_t n = numel_of(leaf.type.shape);
@@ -368,7 +408,13 @@ Tensor draw_leaf(const LeafInfo& leaf, Generator& gen, double scale) {
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = gen.uniform() < 0.5;
     return tensor(v).reshape(leaf.type.shape).clone();
   }
-  if (is_integral(dtype) && leaf.distinct_indices && leaf.index_bound && n <= *leaf.index_bound) {
+  if (is_integral(dtype) && leaf.distinct_indices && leaf.index_bound && leaf.distinct_dim) {
+    const Tensor lines =
+        distinct_lines(leaf.type.shape, *leaf.distinct_dim, *leaf.index_bound, gen);
+    if (lines.defined()) return lines.to(dtype);
+  }
+  if (is_integral(dtype) && leaf.distinct_indices && leaf.index_bound && !leaf.distinct_dim &&
+      n <= *leaf.index_bound) {
     // n different indices: the first n of a shuffled 0..bound-1.
     std::vector<std::int64_t> v(static_cast<std::size_t>(*leaf.index_bound));
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i);
@@ -868,6 +914,16 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::IndexSelect:
     case OpKind::Interpolate:
     case OpKind::Cast:
+    case OpKind::Scatter:
+    case OpKind::Cummax:
+    case OpKind::Cummin:
+    case OpKind::Logcumsumexp:  // computed stably
+    case OpKind::PixelShuffle:
+    case OpKind::PixelUnshuffle:
+    case OpKind::MseLoss:
+    case OpKind::L1Loss:
+    case OpKind::SmoothL1Loss:
+    case OpKind::HuberLoss:
       return {};
   }
   throw Error("domain_hints: unknown op kind " + std::to_string(static_cast<int>(op)));

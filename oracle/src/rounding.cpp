@@ -82,6 +82,9 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
     case ir::OpKind::Max:
     case ir::OpKind::Min:
       return node.outputs.size() == 2 ? Decision::Index : Decision::None;
+    case ir::OpKind::Cummax:
+    case ir::OpKind::Cummin:
+      return Decision::Index;
     case ir::OpKind::Relu:
     case ir::OpKind::LeakyRelu:
     case ir::OpKind::Hardtanh:
@@ -97,6 +100,7 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
     case ir::OpKind::Relu6:
     case ir::OpKind::Selu:
     case ir::OpKind::Softshrink:
+    case ir::OpKind::L1Loss:  // |self - target|
     // A zero distance passes no gradient, and p = 1 takes the sign of each difference: a
     // rounding moves both (and PyTorch's p = 2 by matrix product, above 25 rows, puts a
     // rounding error where the distance is 0).
@@ -117,6 +121,13 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::Prod:
     case ir::OpKind::Cumsum:
     case ir::OpKind::Cumprod:
+    case ir::OpKind::Logcumsumexp:
+    // The losses' mean and sum (reduction "none" only rounds each element: looser than it
+    // needs, not wrong).
+    case ir::OpKind::MseLoss:
+    case ir::OpKind::L1Loss:
+    case ir::OpKind::SmoothL1Loss:
+    case ir::OpKind::HuberLoss:
     case ir::OpKind::Var:
     case ir::OpKind::Std:
     case ir::OpKind::Logsumexp:
@@ -231,6 +242,11 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Im2col:
     case ir::OpKind::Copy:  // the generator gives src self's dtype: no rounding cast
     case ir::OpKind::MaskedScatter:
+    case ir::OpKind::Scatter:
+    case ir::OpKind::PixelShuffle:
+    case ir::OpKind::PixelUnshuffle:
+    case ir::OpKind::Cummax:
+    case ir::OpKind::Cummin:
       return true;
     default:
       return false;
@@ -769,6 +785,10 @@ class Model {
       move_order(n, inputs, outputs, side);
       return;
     }
+    if (node.op == ir::OpKind::Cummax || node.op == ir::OpKind::Cummin) {
+      move_running_index(n, inputs, outputs, side);
+      return;
+    }
     const std::size_t slot = node.outputs.size() == 2 ? 1 : 0;
     if (inputs.empty() || !inputs[0].defined() || slot >= outputs.size()) return;
     const bool largest = node.op == ir::OpKind::Argmax || node.op == ir::OpKind::Max;
@@ -806,6 +826,47 @@ class Model {
     moved_.insert(n);
     outputs[slot] =
         from_blob(index.data(), outputs[slot].sizes(), Dtype::Int64).to(outputs[slot].dtype());
+  }
+
+  // cummax/cummin's indices: at each position, any earlier position whose value lies within the
+  // margins of the running extreme's could be the one a path names (ATen names the last of
+  // exact ties). One side picks the first such position, the other the last; a line stops
+  // being moved at its first NaN, which then holds the running value.
+  void move_running_index(std::size_t n, const std::vector<Tensor>& inputs,
+                          std::vector<Tensor>& outputs, double side) {
+    const ir::Node& node = graph_.nodes()[n];
+    if (inputs.empty() || !inputs[0].defined() || outputs.size() != 2) return;
+    const bool largest = node.op == ir::OpKind::Cummax;
+    const std::vector<double> x = inputs[0].to_vector<double>();
+    const std::vector<double> d = delta(node.inputs[0]);
+    const Slices s = slices_of(node, inputs[0].sizes());
+    std::vector<std::int64_t> index = outputs[1].to_vector<std::int64_t>();
+    if (s.size == 0 || index.size() != s.count * s.size) return;
+    const auto margin = [&](std::size_t at) { return at < d.size() ? d[at] : 0.0; };
+    bool changed = false;
+    for (std::size_t e = 0; e < s.count; ++e) {
+      const std::size_t begin = s.begin(e);
+      std::size_t best = begin;
+      for (std::size_t k = 0; k < s.size; ++k) {
+        const std::size_t at = begin + k * s.inner;
+        if (std::isnan(x[at])) break;
+        if (largest ? x[at] >= x[best] : x[at] <= x[best]) best = at;
+        std::int64_t pick = -1;
+        for (std::size_t j = 0; j <= k; ++j) {
+          const std::size_t other = begin + j * s.inner;
+          if (std::abs(x[other] - x[best]) <= margin(other) + margin(best)) {
+            if (pick < 0 || side > 0) pick = static_cast<std::int64_t>(j);
+          }
+        }
+        if (pick >= 0 && pick != index[at]) {
+          index[at] = pick;
+          changed = true;
+        }
+      }
+    }
+    if (!changed) return;
+    moved_.insert(n);
+    outputs[1] = from_blob(index.data(), outputs[1].sizes(), Dtype::Int64).to(outputs[1].dtype());
   }
 
   // sort, argsort, topk: elements whose values lie within their rounding margins of each other

@@ -252,6 +252,12 @@ class Emitter {
       lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
                        in[0] + ", " + int_literal(a.get_int("dim")) +
                        ", keepdim=" + bool_literal(a.get_bool("keepdim")) + ")" + tag(n));
+    } else if (node.op == OpKind::Cummax || node.op == OpKind::Cummin) {
+      if (out.size() != 2)
+        refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
+                      std::string(schema.name()) + " has 2");
+      lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
+                       in[0] + ", " + int_literal(a.get_int("dim")) + ")" + tag(n));
     } else if (node.op == OpKind::Sort || node.op == OpKind::Topk) {
       if (out.size() != 2)
         refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
@@ -391,6 +397,24 @@ class Emitter {
   std::string call2(const std::string& script_fn, const std::string& python_fn,
                     const std::vector<std::string>& args) const {
     return call(script() ? script_fn : python_fn, args);
+  }
+  // The regression losses: F.<op>(self, target, reduction=..., beta/delta=...) in Python; the
+  // ATen builtins in TorchScript, which take the reduction as at::Reduction's number.
+  std::string loss_call(OpKind kind, const std::string& op, const std::vector<std::string>& in,
+                        const Attributes& a) const {
+    const std::string reduction = a.get_string("reduction");
+    std::vector<std::string> args = {in[0], in[1]};
+    std::string extra;
+    if (kind == OpKind::SmoothL1Loss) extra = "beta";
+    if (kind == OpKind::HuberLoss) extra = "delta";
+    if (script()) {
+      args.push_back(reduction == "none" ? "0" : reduction == "sum" ? "2" : "1");
+      if (!extra.empty()) args.push_back(float_literal(a.get_float(extra)));
+      return call("torch." + op, args);
+    }
+    args.push_back("reduction=" + string_literal(reduction));
+    if (!extra.empty()) args.push_back(extra + "=" + float_literal(a.get_float(extra)));
+    return call("F." + op, args);
   }
   // index_put's one index: a tuple in Python, a list (of optional tensors) in TorchScript.
   std::string index_list(const std::string& index) const {
@@ -591,6 +615,8 @@ class Emitter {
       case OpKind::Min:
       case OpKind::Sort:
       case OpKind::Topk:
+      case OpKind::Cummax:
+      case OpKind::Cummin:
       case OpKind::Split:
       case OpKind::Chunk:
         break;  // written by emit_node
@@ -633,6 +659,7 @@ class Emitter {
       }
       case OpKind::Cumsum:
       case OpKind::Cumprod:
+      case OpKind::Logcumsumexp:
         return call("torch." + op, {x, int_literal(a.get_int("dim"))});
       case OpKind::Argsort:
         return call("torch.argsort",
@@ -647,6 +674,11 @@ class Emitter {
         return call("torch.cdist", {in[0], in[1], float_literal(a.get_float("p"))});
       case OpKind::Pdist:
         return call2("torch.pdist", "F.pdist", {x, float_literal(a.get_float("p"))});
+      case OpKind::MseLoss:
+      case OpKind::L1Loss:
+      case OpKind::SmoothL1Loss:
+      case OpKind::HuberLoss:
+        return loss_call(node.op, op, in, a);
       case OpKind::Addcmul:
       case OpKind::Addcdiv:
         return call("torch." + op, {in[0], in[1], in[2],
@@ -808,6 +840,12 @@ class Emitter {
       }
       case OpKind::Flip:
         return call("torch.flip", {x, ints_literal(a.get_ints("dims"))});
+      case OpKind::PixelShuffle:
+        return call2("torch.pixel_shuffle", "F.pixel_shuffle",
+                     {x, int_literal(a.get_int("upscale_factor"))});
+      case OpKind::PixelUnshuffle:
+        return call2("torch.pixel_unshuffle", "F.pixel_unshuffle",
+                     {x, int_literal(a.get_int("downscale_factor"))});
       case OpKind::Roll: {
         // No dims: the argument left at its default (the flattened tensor rolls).
         const std::vector<std::int64_t> dims = a.get_ints("dims");
@@ -828,6 +866,8 @@ class Emitter {
         return call("torch." + op, {in[0], int_literal(a.get_int("dim")), in[1]});
       case OpKind::ScatterAdd:
         return call("torch.scatter_add", {in[0], int_literal(a.get_int("dim")), in[1], in[2]});
+      case OpKind::Scatter:
+        return call("torch.scatter", {in[0], int_literal(a.get_int("dim")), in[1], in[2]});
       case OpKind::ScatterReduce:
         return call("torch.scatter_reduce",
                     {in[0], int_literal(a.get_int("dim")), in[1], in[2],

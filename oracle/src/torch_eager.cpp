@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/Reduction.h>
 #include <ATen/core/grad_mode.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Flags.h>
@@ -71,6 +72,14 @@ at::Scalar multiplier(double value) {
     return at::Scalar(static_cast<std::int64_t>(value));
   }
   return at::Scalar(value);
+}
+
+// A loss's reduction attribute as ATen's enum (at::Reduction: None, Mean, Sum).
+std::int64_t loss_reduction(const Attributes& a) {
+  const std::string reduction = a.get_string("reduction", "mean");
+  if (reduction == "none") return at::Reduction::None;
+  if (reduction == "sum") return at::Reduction::Sum;
+  return at::Reduction::Mean;
 }
 
 // A scalar operand attribute ("other") as the Scalar of its kind.
@@ -586,6 +595,16 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::cumsum(in[0], a.get_int("dim")));
     case OpKind::Cumprod:
       return one(at::cumprod(in[0], a.get_int("dim")));
+    case OpKind::Logcumsumexp:
+      return one(at::logcumsumexp(in[0], a.get_int("dim")));
+    case OpKind::Cummax: {
+      auto [values, indices] = at::cummax(in[0], a.get_int("dim"));
+      return {values, indices};
+    }
+    case OpKind::Cummin: {
+      auto [values, indices] = at::cummin(in[0], a.get_int("dim"));
+      return {values, indices};
+    }
     case OpKind::Sort: {
       auto [values, indices] = at::sort(in[0], a.get_bool("stable", false), a.get_int("dim", -1),
                                         a.get_bool("descending", false));
@@ -615,6 +634,14 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::cdist(in[0], in[1], a.get_float("p", 2.0)));
     case OpKind::Pdist:
       return one(at::pdist(in[0], a.get_float("p", 2.0)));
+    case OpKind::MseLoss:
+      return one(at::mse_loss(in[0], in[1], loss_reduction(a)));
+    case OpKind::L1Loss:
+      return one(at::l1_loss(in[0], in[1], loss_reduction(a)));
+    case OpKind::SmoothL1Loss:
+      return one(at::smooth_l1_loss(in[0], in[1], loss_reduction(a), a.get_float("beta", 1.0)));
+    case OpKind::HuberLoss:
+      return one(at::huber_loss(in[0], in[1], loss_reduction(a), a.get_float("delta", 1.0)));
     case OpKind::Addmm:
       return one(at::addmm(in[0], in[1], in[2], multiplier(a.get_float("beta", 1.0)),
                            multiplier(a.get_float("alpha", 1.0))));
@@ -742,6 +769,10 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::roll(in[0], a.get_ints("shifts"), a.get_ints("dims", {})));
     case OpKind::Repeat:
       return one(in[0].repeat(a.get_ints("repeats")));
+    case OpKind::PixelShuffle:
+      return one(at::pixel_shuffle(in[0], a.get_int("upscale_factor")));
+    case OpKind::PixelUnshuffle:
+      return one(at::pixel_unshuffle(in[0], a.get_int("downscale_factor")));
     case OpKind::Diagonal:
       return one(
           at::diagonal(in[0], a.get_int("offset", 0), a.get_int("dim1", 0), a.get_int("dim2", 1)));
@@ -755,6 +786,8 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::index_select(in[0], a.get_int("dim"), in[1]));
     case OpKind::ScatterAdd:
       return one(at::scatter_add(in[0], a.get_int("dim"), in[1], in[2]));
+    case OpKind::Scatter:
+      return one(at::scatter(in[0], a.get_int("dim"), in[1], in[2]));
     case OpKind::ScatterReduce:
       return one(at::scatter_reduce(in[0], a.get_int("dim"), in[1], in[2],
                                     a.get_string("reduce", "sum"),

@@ -67,6 +67,25 @@ const std::map<std::string, ConventionChange>& torch_gradient_bugs() {
   return bugs;
 }
 
+// Cases that LibTorch gets wrong in a way that makes its run fail, by label (libtorch 0: 1.13 and
+// 2.x alike): the engine gives the documented result, and the case must still fail on LibTorch,
+// so that a fix is noticed.
+const std::map<std::string, ConventionChange>& torch_refusal_bugs() {
+  static const std::map<std::string, ConventionChange> bugs{
+      {"pixel_unshuffle/size0_batch",
+       {0,
+        "LibTorch's pixel_unshuffle_cpu returns a clone of a zero-element input, with the input's "
+        "shape ([0, 1, 2, 2] for [0, 4, 1, 1]); its backward (pixel_shuffle of that gradient) "
+        "then refuses the channel count (pytorch/pytorch#192816, open)"}},
+      {"pixel_shuffle/size0_batch",
+       {0,
+        "pixel_shuffle's backward is pixel_unshuffle, which returns the zero-element gradient in "
+        "its own shape: 'PixelShuffleBackward0 returned an invalid gradient' "
+        "(pytorch/pytorch#192816)"}},
+  };
+  return bugs;
+}
+
 // Cases that one LibTorch refuses for want of a kernel while the other, and the engine (which
 // follows the current PyTorch), run them: the refusal is checked to stay a refusal there.
 const std::map<std::string, ConventionChange>& capability_gaps() {
@@ -164,6 +183,14 @@ void compare_with_torch(const OpCase& c, Dtype float_dtype, bool non_finite_cota
         << c.label << ": LibTorch " << oracle::torch_version()
         << " no longer shows the capability gap: " << gap->second.what << " (" << torch_error
         << ")";
+    return;
+  }
+  const auto refusal = torch_refusal_bugs().find(c.label);
+  if (refusal != torch_refusal_bugs().end() &&
+      (refusal->second.libtorch == 0 || refusal->second.libtorch == oracle::torch_major())) {
+    EXPECT_TRUE(engine_error.empty()) << c.label << ": " << engine_error;
+    EXPECT_FALSE(torch_error.empty()) << c.label << ": LibTorch " << oracle::torch_version()
+                                      << " no longer shows the bug: " << refusal->second.what;
     return;
   }
   if (engine_error.empty() && lacks_kernel(torch_error, float_dtype)) {

@@ -24,11 +24,22 @@ namespace {
 // "<backend> <case label>", with the reason. Each one is a finding about LibTorch 1.13.
 const std::map<std::string, std::string>& known_disagreements() {
   // LibTorch 1.13's trace backward writes past the diagonal of a tall matrix (corpus
-  // bug-eager-trace-tall-matrix-backward); its TorchScript paths share eager's formula.
+  // bug-eager-trace-tall-matrix-backward); its TorchScript paths share eager's formula. Listed
+  // pairs may agree (a path that does not reach the bug), never disagree otherwise.
   static const std::map<std::string, std::string> known{
       {"torch trace/tall_4x2", "1.13's trace backward"},
       {"torchscript trace/tall_4x2", "1.13's trace backward"},
       {"torchscript-nnc trace/tall_4x2", "1.13's trace backward"},
+      // pixel_unshuffle of a zero-element tensor keeps the input's shape (pytorch/pytorch#192816,
+      // 1.13 and 2.x): eager's backward refuses, the forward-only paths return the wrong shape.
+      {"torch pixel_shuffle/size0_batch", "pixel_unshuffle of an empty gradient"},
+      {"torch pixel_unshuffle/size0_batch", "pixel_unshuffle of an empty tensor"},
+      {"torchscript pixel_shuffle/size0_batch", "pixel_unshuffle of an empty gradient"},
+      {"torchscript pixel_unshuffle/size0_batch", "pixel_unshuffle of an empty tensor"},
+      {"torchscript-nnc pixel_shuffle/size0_batch", "pixel_unshuffle of an empty gradient"},
+      {"torchscript-nnc pixel_unshuffle/size0_batch", "pixel_unshuffle of an empty tensor"},
+      {"torchscript-frozen pixel_unshuffle/size0_batch", "pixel_unshuffle of an empty tensor"},
+      {"torchscript-ofi pixel_unshuffle/size0_batch", "pixel_unshuffle of an empty tensor"},
   };
   return known;
 }

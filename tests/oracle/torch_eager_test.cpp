@@ -823,6 +823,27 @@ std::vector<OpCase> every_op_cases() {
                    b.param("b2", random({2, 5, 4}, 224))},
                   Attributes().set("beta", 0.5).set("alpha", -2.0)));
   });
+  on(OpKind::Logcumsumexp, random({3, 4}, 225), Attributes().set("dim", 1));
+  on(OpKind::Cummax, random({3, 4}, 226), Attributes().set("dim", 0));
+  on(OpKind::Cummin, random({3, 4}, 227), Attributes().set("dim", -1));
+  on(OpKind::PixelShuffle, random({1, 8, 2, 3}, 228), Attributes().set("upscale_factor", 2));
+  on(OpKind::PixelUnshuffle, random({1, 2, 4, 6}, 229), Attributes().set("downscale_factor", 2));
+  binary(OpKind::MseLoss, random({3, 4}, 230), random({3, 4}, 231));
+  binary(OpKind::L1Loss, random({3, 4}, 232), random({3, 4}, 233),
+         Attributes().set("reduction", std::string("sum")));
+  binary(OpKind::SmoothL1Loss, random({3, 4}, 234, -3, 3), random({3, 4}, 235),
+         Attributes().set("reduction", std::string("none")).set("beta", 0.5));
+  binary(OpKind::HuberLoss, random({3, 4}, 236, -3, 3), random({3, 4}, 237),
+         Attributes().set("delta", 1.5));
+  add("scatter", [](Builder& b) {
+    b.output(b.op(
+        OpKind::Scatter,
+        {b.input("x", random({3, 4}, 238)),
+         b.input("i",
+                 tensor(std::vector<std::int64_t>{2, 0, 1, 0, 1, 2, 0, 2}).reshape({2, 4}).clone()),
+         b.input("s", random({2, 4}, 239))},
+        Attributes().set("dim", 0)));
+  });
 
   // resampling
   const Tensor x124 = random({1, 2, 4}, 76);

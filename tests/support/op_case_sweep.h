@@ -190,6 +190,8 @@ class Sweep {
   }
 
   std::vector<OpCase> take() { return std::move(cases_); }
+  // The floating type this sweep's floating leaves take.
+  Dtype float_dtype() const { return float_dtype_; }
 
  private:
   OpKind op_;
@@ -214,11 +216,12 @@ inline void add_convention(Sweep& s, const std::string& what, const std::vector<
 // bitwise ops. Adds
 // nothing for other ops and returns false.
 bool math_cases(Sweep& s, ir::OpKind op);
-// The cases of amax, amin, any, all, cumsum, cumprod, flip, roll, repeat and diagonal
-// (op_cases_order.cpp); false for other ops.
+// The cases of amax, amin, any, all, cumsum, cumprod, flip, roll, repeat, diagonal,
+// pixel_shuffle and pixel_unshuffle (op_cases_order.cpp); false for other ops.
 bool order_cases(Sweep& s, ir::OpKind op);
-// The cases of group_norm, instance_norm, scatter_add, scatter_reduce, index_add, index_put,
-// masked_fill, masked_scatter and copy (op_cases_accumulate.cpp); false for other ops.
+// The cases of group_norm, instance_norm, scatter, scatter_add, scatter_reduce, index_add,
+// index_put, masked_fill, masked_scatter and copy (op_cases_accumulate.cpp); false for other
+// ops.
 bool accumulate_cases(Sweep& s, ir::OpKind op);
 // The cases of max_pool3d, avg_pool3d and adaptive_avg_pool3d (op_cases_pool3d.cpp); false
 // for other ops.
@@ -232,5 +235,8 @@ bool fold_cases(Sweep& s, ir::OpKind op);
 bool pointwise_cases(Sweep& s, ir::OpKind op);
 // The cases of dot, mv, outer, trace and baddbmm (op_cases_products.cpp); false for other ops.
 bool product_cases(Sweep& s, ir::OpKind op);
+// The cases of logcumsumexp, cummax, cummin, mse_loss, l1_loss, smooth_l1_loss and huber_loss
+// (op_cases_scans_losses.cpp); false for other ops.
+bool scan_loss_cases(Sweep& s, ir::OpKind op);
 
 }  // namespace weft::testing::sweep

@@ -1230,11 +1230,11 @@ void family_cases(Sweep& s, OpKind op) {
 std::vector<OpCase> op_cases(OpKind op, Dtype float_dtype) {
   Sweep s(op, float_dtype);
   // op_cases_math.cpp, op_cases_order.cpp, op_cases_accumulate.cpp, op_cases_pool3d.cpp,
-  // op_cases_distance.cpp, op_cases_fold.cpp, op_cases_pointwise.cpp and op_cases_products.cpp
-  // first
+  // op_cases_distance.cpp, op_cases_fold.cpp, op_cases_pointwise.cpp, op_cases_products.cpp
+  // and op_cases_scans_losses.cpp first
   if (!math_cases(s, op) && !order_cases(s, op) && !accumulate_cases(s, op) &&
       !pool3d_cases(s, op) && !distance_cases(s, op) && !fold_cases(s, op) &&
-      !pointwise_cases(s, op) && !product_cases(s, op)) {
+      !pointwise_cases(s, op) && !product_cases(s, op) && !scan_loss_cases(s, op)) {
     family_cases(s, op);
   }
   edge_cases(s, op);

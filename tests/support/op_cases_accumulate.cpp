@@ -4,6 +4,8 @@
 // amax/amin take pairwise distinct values so that finite differences see no tie (ties are
 // convention cases), and prod's values stay away from zero except in its zero cases, where the
 // gradient is PyTorch's exclusive product.
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,59 @@ bool normalizations(Sweep& s, OpKind op) {
     return true;
   }
   return false;
+}
+
+// Indices along `dim` of a tensor of `shape` that differ within every line along it (a
+// repeated one would leave which write stays undefined), each below `bound`.
+Tensor line_permutations(const Shape& shape, std::size_t dim, std::int64_t bound,
+                         std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < dim; ++i) outer *= shape[i];
+  for (std::size_t i = dim + 1; i < shape.size(); ++i) inner *= shape[i];
+  std::vector<std::int64_t> values(static_cast<std::size_t>(outer * shape[dim] * inner));
+  std::vector<std::int64_t> order(static_cast<std::size_t>(bound));
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < inner; ++i) {
+      std::iota(order.begin(), order.end(), 0);
+      std::shuffle(order.begin(), order.end(), rng);
+      for (std::int64_t k = 0; k < shape[dim]; ++k) {
+        values[static_cast<std::size_t>((o * shape[dim] + k) * inner + i)] =
+            order[static_cast<std::size_t>(k)];
+      }
+    }
+  }
+  return int64s(values, shape);
+}
+
+// scatter: self [3, 4] written along dim 0 or 1, a narrower src, rank 3 with a negative dim,
+// rank 0, an empty index; no line names a position twice.
+void plain_scatters(Sweep& s) {
+  auto& v = s.v;
+  s.add("dim0",
+        {in("self", v.uniform({3, 4})), in("index", line_permutations({3, 4}, 0, 3, 1)),
+         in("src", v.uniform({3, 4}))},
+        attrs().set("dim", 0));
+  s.add("dim1_narrow",
+        {in("self", v.uniform({3, 5})), in("index", line_permutations({2, 3}, 1, 5, 2)),
+         in("src", v.uniform({2, 3}))},
+        attrs().set("dim", 1));
+  s.add("rank3_dim-2",
+        {in("self", v.uniform({2, 4, 3})), in("index", line_permutations({2, 2, 3}, 1, 4, 3)),
+         in("src", v.uniform({2, 2, 3}))},
+        attrs().set("dim", -2));
+  s.add("rank0",
+        {in("self", v.uniform({})), in("index", int64s({0}, {})), in("src", v.uniform({}))},
+        attrs().set("dim", 0));
+  s.add("size0_index",
+        {in("self", v.uniform({2, 3})), in("index", v.ints({0, 3}, 0, 1)),
+         in("src", v.uniform({0, 3}))},
+        attrs().set("dim", 0));
+  s.add_constant(
+      "int64",
+      {in("self", v.ints({3, 2}, -5, 5)), in("index", line_permutations({2, 2}, 0, 3, 4)),
+       in("src", v.ints({2, 2}, -5, 5))},
+      attrs().set("dim", 0));
 }
 
 // scatter_add and scatter_reduce: self [3, 4]; index and src [4, 4] along dim 0 or [3, 3]
@@ -271,6 +326,9 @@ bool accumulate_cases(Sweep& s, OpKind op) {
       return true;
     case OpKind::IndexAdd:
       index_adds(s);
+      return true;
+    case OpKind::Scatter:
+      plain_scatters(s);
       return true;
     case OpKind::MaskedFill:
       masked_fills(s);

@@ -102,6 +102,23 @@ bool reorder(Sweep& s, OpKind op) {
       s.add("rank0", {in("x", v.uniform({}))}, attrs().set("repeats", Ints{3}));
       s.add_constant("bool", {in("x", v.bools({2, 2}))}, attrs().set("repeats", Ints{2, 1}));
       return true;
+    case OpKind::PixelShuffle:
+      s.add("r2", {in("x", v.uniform({1, 8, 2, 3}))}, attrs().set("upscale_factor", 2));
+      s.add("r3_rank3", {in("x", v.uniform({9, 2, 1}))}, attrs().set("upscale_factor", 3));
+      s.add("r1", {in("x", v.uniform({2, 3, 2, 2}))}, attrs().set("upscale_factor", 1));
+      s.add("rank5", {in("x", v.uniform({2, 1, 4, 1, 2}))}, attrs().set("upscale_factor", 2));
+      s.add("size0_batch", {in("x", v.uniform({0, 4, 2, 2}))}, attrs().set("upscale_factor", 2));
+      s.add_constant("int64", {in("x", v.ints({1, 4, 2, 2}, -5, 5))},
+                     attrs().set("upscale_factor", 2));
+      return true;
+    case OpKind::PixelUnshuffle:
+      s.add("r2", {in("x", v.uniform({1, 2, 4, 6}))}, attrs().set("downscale_factor", 2));
+      s.add("r3_rank3", {in("x", v.uniform({1, 3, 6}))}, attrs().set("downscale_factor", 3));
+      s.add("rank5", {in("x", v.uniform({2, 1, 2, 2, 4}))}, attrs().set("downscale_factor", 2));
+      s.add("size0_batch", {in("x", v.uniform({0, 1, 2, 2}))}, attrs().set("downscale_factor", 2));
+      s.add_constant("int64", {in("x", v.ints({1, 1, 4, 2}, -5, 5))},
+                     attrs().set("downscale_factor", 2));
+      return true;
     case OpKind::Diagonal:
       s.add("main", {in("x", v.uniform({3, 4}))});
       s.add("above", {in("x", v.uniform({3, 4}))}, attrs().set("offset", 1));

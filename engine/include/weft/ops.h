@@ -178,6 +178,12 @@ Tensor all(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool
 // ---- scans (ops/scan.cpp): integers and bool scan to int64 ----
 Tensor cumsum(const Tensor& x, std::int64_t dim);
 Tensor cumprod(const Tensor& x, std::int64_t dim);
+// log(cumsum(exp(x))), computed stably; floating only.
+Tensor logcumsumexp(const Tensor& x, std::int64_t dim);
+// The running maximum (minimum) and the int64 index where it was last reached: a NaN, once
+// seen, stays the running value.
+std::tuple<Tensor, Tensor> cummax(const Tensor& x, std::int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& x, std::int64_t dim);
 
 // ---- sorting (ops/sort.cpp): values and int64 indices; NaN sorts as the largest value ----
 std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim = -1, bool descending = false,
@@ -222,6 +228,16 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0);
 // pdist: x [N, M] -> the N (N - 1) / 2 distances of rows i < j, in row-major order.
 Tensor pdist(const Tensor& x, double p = 2.0);
+
+// ---- losses (ops/loss.cpp): self and target broadcast; reduction "none", "mean" or "sum" ----
+Tensor mse_loss(const Tensor& self, const Tensor& target, std::string_view reduction = "mean");
+Tensor l1_loss(const Tensor& self, const Tensor& target, std::string_view reduction = "mean");
+// 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta = 0: l1_loss).
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, std::string_view reduction = "mean",
+                      double beta = 1.0);
+// 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta): smooth_l1_loss times beta.
+Tensor huber_loss(const Tensor& self, const Tensor& target, std::string_view reduction = "mean",
+                  double delta = 1.0);
 
 // ---- pooling (ops/pool.cpp); an empty stride means stride = kernel_size ----
 Tensor max_pool1d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
@@ -281,6 +297,10 @@ Tensor repeat(const Tensor& x, IntList repeats);
 Tensor diagonal(const Tensor& x, std::int64_t offset = 0, std::int64_t dim1 = 0,
                 std::int64_t dim2 = 1);
 
+// [*, C * r * r, H, W] -> [*, C, H * r, W * r], and back: torch.pixel_shuffle / _unshuffle.
+Tensor pixel_shuffle(const Tensor& x, std::int64_t upscale_factor);
+Tensor pixel_unshuffle(const Tensor& x, std::int64_t downscale_factor);
+
 // ---- writes through views, functionalized (ops/scatter.cpp) ----
 // A copy of base with slice(base, dim, start, end, step) (select(base, dim, index)) replaced
 // by src, whose shape must be the slice's: torch.slice_scatter, torch.select_scatter.
@@ -320,13 +340,16 @@ Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
 Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
 
-// ---- index-driven accumulation (ops/scatter_reduce.cpp) ----
+// ---- index-driven writes and accumulation (ops/scatter_reduce.cpp) ----
 // self with src[p] combined into the element whose position along `dim` is index[p] (and p's
 // elsewhere): torch.scatter_add, torch.scatter_reduce (reduce: sum, prod, mean, amax, amin;
 // include_self false leaves self's value out where a source lands).
 Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_reduce(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src,
                       std::string_view reduce, bool include_self = true);
+// self with src[p] written to the element that index[p] names along `dim`: torch.scatter. A
+// repeated index writes twice; which write stays is undefined in PyTorch (here: the last).
+Tensor scatter(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
 // self with alpha * source's slice i added to slice index[i] along `dim`: torch.index_add.
 Tensor index_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& source,
                  double alpha = 1.0);

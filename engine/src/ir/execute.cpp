@@ -304,6 +304,16 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(cumsum(in[0], a.get_int("dim")));
     case OpKind::Cumprod:
       return one(cumprod(in[0], a.get_int("dim")));
+    case OpKind::Logcumsumexp:
+      return one(logcumsumexp(in[0], a.get_int("dim")));
+    case OpKind::Cummax: {
+      auto [values, indices] = cummax(in[0], a.get_int("dim"));
+      return {values, indices};
+    }
+    case OpKind::Cummin: {
+      auto [values, indices] = cummin(in[0], a.get_int("dim"));
+      return {values, indices};
+    }
     case OpKind::Sort: {
       auto [values, indices] = sort(in[0], a.get_int("dim", -1), a.get_bool("descending", false),
                                     a.get_bool("stable", false));
@@ -335,6 +345,16 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(cdist(in[0], in[1], a.get_float("p", 2.0)));
     case OpKind::Pdist:
       return one(pdist(in[0], a.get_float("p", 2.0)));
+    case OpKind::MseLoss:
+      return one(mse_loss(in[0], in[1], a.get_string("reduction", "mean")));
+    case OpKind::L1Loss:
+      return one(l1_loss(in[0], in[1], a.get_string("reduction", "mean")));
+    case OpKind::SmoothL1Loss:
+      return one(smooth_l1_loss(in[0], in[1], a.get_string("reduction", "mean"),
+                                a.get_float("beta", 1.0)));
+    case OpKind::HuberLoss:
+      return one(
+          huber_loss(in[0], in[1], a.get_string("reduction", "mean"), a.get_float("delta", 1.0)));
     case OpKind::Conv1d:
     case OpKind::Conv2d: {
       const auto stride = a.get_ints("stride", {1});
@@ -428,6 +448,10 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(roll(in[0], a.get_ints("shifts"), a.get_ints("dims", {})));
     case OpKind::Repeat:
       return one(repeat(in[0], a.get_ints("repeats")));
+    case OpKind::PixelShuffle:
+      return one(pixel_shuffle(in[0], a.get_int("upscale_factor")));
+    case OpKind::PixelUnshuffle:
+      return one(pixel_unshuffle(in[0], a.get_int("downscale_factor")));
     case OpKind::Diagonal:
       return one(
           diagonal(in[0], a.get_int("offset", 0), a.get_int("dim1", 0), a.get_int("dim2", 1)));
@@ -462,6 +486,8 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(gather(in[0], a.get_int("dim"), in[1]));
     case OpKind::ScatterAdd:
       return one(scatter_add(in[0], a.get_int("dim"), in[1], in[2]));
+    case OpKind::Scatter:
+      return one(scatter(in[0], a.get_int("dim"), in[1], in[2]));
     case OpKind::ScatterReduce:
       return one(scatter_reduce(in[0], a.get_int("dim"), in[1], in[2],
                                 a.get_string("reduce", "sum"), a.get_bool("include_self", true)));

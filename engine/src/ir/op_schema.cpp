@@ -38,6 +38,11 @@ AttrSpec string_attr(std::string name, std::string value, std::vector<std::strin
           std::move(allowed)};
 }
 
+// A loss's reduction over its elements, as torch.nn.functional's.
+AttrSpec reduction_attr() {
+  return string_attr("reduction", "mean", {"none", "mean", "sum"});
+}
+
 OpSchema row(OpKind op, std::string_view family, std::vector<std::string> inputs,
              std::vector<AttrSpec> attrs = {}, int num_outputs = 1) {
   const int count = static_cast<int>(inputs.size());
@@ -244,7 +249,11 @@ OpSchema make_schema(OpKind op) {
                    {optional_attr("dim", AttrType::Int), bool_attr("keepdim", false)});
     case K::Cumsum:
     case K::Cumprod:
+    case K::Logcumsumexp:
       return unary(op, "scan", {required("dim", AttrType::Int)});
+    case K::Cummax:
+    case K::Cummin:  // outputs: values, indices
+      return row(op, "scan", {"self"}, {required("dim", AttrType::Int)}, 2);
     case K::Sort:  // outputs: values, indices
       return row(op, "sort", {"self"},
                  {int_attr("dim", -1), bool_attr("descending", false), bool_attr("stable", false)},
@@ -284,6 +293,13 @@ OpSchema make_schema(OpKind op) {
                  {float_attr("beta", 1.0), float_attr("alpha", 1.0)});
     case K::Cdist:
       return row(op, "distance", {"x1", "x2"}, {float_attr("p", 2.0)});
+    case K::MseLoss:
+    case K::L1Loss:
+      return row(op, "loss", {"self", "target"}, {reduction_attr()});
+    case K::SmoothL1Loss:
+      return row(op, "loss", {"self", "target"}, {reduction_attr(), float_attr("beta", 1.0)});
+    case K::HuberLoss:
+      return row(op, "loss", {"self", "target"}, {reduction_attr(), float_attr("delta", 1.0)});
     case K::Pdist:
       return unary(op, "distance", {float_attr("p", 2.0)});
 
@@ -362,6 +378,10 @@ OpSchema make_schema(OpKind op) {
       return unary(op, "reorder", {required("shifts", AttrType::IntList), ints_attr("dims", {})});
     case K::Repeat:
       return unary(op, "reorder", {required("repeats", AttrType::IntList)});
+    case K::PixelShuffle:
+      return unary(op, "reorder", {required("upscale_factor", AttrType::Int)});
+    case K::PixelUnshuffle:
+      return unary(op, "reorder", {required("downscale_factor", AttrType::Int)});
     case K::Diagonal:
       return unary(op, "reorder",
                    {int_attr("offset", 0), int_attr("dim1", 0), int_attr("dim2", 1)});
@@ -399,6 +419,7 @@ OpSchema make_schema(OpKind op) {
     case K::IndexSelect:
       return row(op, "index", {"self", "index"}, {required("dim", AttrType::Int)});
     case K::ScatterAdd:
+    case K::Scatter:
       return row(op, "scatter_reduce", {"self", "index", "src"}, {required("dim", AttrType::Int)});
     case K::ScatterReduce:
       return row(op, "scatter_reduce", {"self", "index", "src"},

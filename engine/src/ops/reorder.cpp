@@ -1,7 +1,8 @@
 // Reordering: flip, roll, repeat and diagonal. Each output element is one input element, so
 // each op is an index map (detail::take_linear, ops/index.cpp): the forward takes x.flat[idx],
 // the backward scatters the gradient back through the same indices (a repeated element sums
-// the gradients of its copies), and double backward comes with it.
+// the gradients of its copies), and double backward comes with it. pixel_shuffle and
+// pixel_unshuffle are a reshape, a permute and a reshape, as ATen writes them.
 #include <algorithm>
 #include <string>
 
@@ -161,6 +162,74 @@ Tensor diagonal(const Tensor& x, std::int64_t offset, std::int64_t dim1_in, std:
     from[static_cast<std::size_t>(dim2)] = offset >= 0 ? i + offset : i;
   });
   return take("DiagonalBackward0", x, idx, out_shape);
+}
+
+namespace {
+
+// The batch dims of x ([*, C, H, W]) and the checks both pixel ops make.
+Shape pixel_batch(const char* op, const Tensor& x, std::int64_t factor, const char* factor_name) {
+  if (x.dim() < 3) {
+    throw Error(std::string(op) + " expects input to have at least 3 dimensions, but got input " +
+                "with " + std::to_string(x.dim()) + " dimension(s)");
+  }
+  if (factor <= 0) {
+    throw Error(std::string(op) + " expects a positive " + factor_name + ", but got " +
+                std::to_string(factor));
+  }
+  return Shape(x.sizes().begin(), x.sizes().end() - 3);
+}
+
+// The permutation that keeps the n batch dims and then reorders the 5 dims after them.
+std::vector<std::int64_t> batch_then(std::size_t n, std::initializer_list<std::int64_t> rest) {
+  std::vector<std::int64_t> dims(n);
+  for (std::size_t i = 0; i < n; ++i) dims[i] = static_cast<std::int64_t>(i);
+  for (std::int64_t r : rest) dims.push_back(static_cast<std::int64_t>(n) + r);
+  return dims;
+}
+
+}  // namespace
+
+Tensor pixel_shuffle(const Tensor& x, std::int64_t r) {
+  WEFT_TRACE_OP(PixelShuffle, (x), ir::Attributes().set("upscale_factor", r), pixel_shuffle(x, r));
+  Shape shape = pixel_batch("pixel_shuffle", x, r, "upscale_factor");
+  const std::int64_t c = x.size(-3), h = x.size(-2), w = x.size(-1);
+  if (c % (r * r) != 0) {
+    throw Error(
+        "pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+        "square of upscale_factor, but input.size(-3)=" +
+        std::to_string(c) + " is not divisible by " + std::to_string(r * r));
+  }
+  const std::size_t n = shape.size();
+  Shape split = shape;
+  split.insert(split.end(), {c / (r * r), r, r, h, w});
+  shape.insert(shape.end(), {c / (r * r), h * r, w * r});
+  // [*, oc, r, r, h, w] -> [*, oc, h, r, w, r] -> [*, oc, h * r, w * r]
+  return reshape(permute(reshape(x, split), batch_then(n, {0, 3, 1, 4, 2})), shape);
+}
+
+Tensor pixel_unshuffle(const Tensor& x, std::int64_t r) {
+  WEFT_TRACE_OP(PixelUnshuffle, (x), ir::Attributes().set("downscale_factor", r),
+                pixel_unshuffle(x, r));
+  Shape shape = pixel_batch("pixel_unshuffle", x, r, "downscale_factor");
+  const std::int64_t c = x.size(-3), h = x.size(-2), w = x.size(-1);
+  if (h % r != 0) {
+    throw Error(
+        "pixel_unshuffle expects height to be divisible by downscale_factor, but "
+        "input.size(-2)=" +
+        std::to_string(h) + " is not divisible by " + std::to_string(r));
+  }
+  if (w % r != 0) {
+    throw Error(
+        "pixel_unshuffle expects width to be divisible by downscale_factor, but "
+        "input.size(-1)=" +
+        std::to_string(w) + " is not divisible by " + std::to_string(r));
+  }
+  const std::size_t n = shape.size();
+  Shape split = shape;
+  split.insert(split.end(), {c, h / r, r, w / r, r});
+  shape.insert(shape.end(), {c * r * r, h / r, w / r});
+  // [*, c, oh, r, ow, r] -> [*, c, r, r, oh, ow] -> [*, c * r * r, oh, ow]
+  return reshape(permute(reshape(x, split), batch_then(n, {0, 2, 4, 1, 3})), shape);
 }
 
 }  // namespace weft

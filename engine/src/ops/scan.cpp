@@ -1,9 +1,17 @@
-// Scans along one dim: cumsum and cumprod. The contiguous input is seen as [outer, size, inner]
-// and every (outer, inner) line is scanned in order, accumulating in the result's type as
-// PyTorch's CPU kernels do. Integers and bool scan to int64 (wrapping on overflow). cumsum's
-// gradient is the reversed cumsum of the incoming gradient; cumprod's is exact also where the
-// input holds zeros: g_k = sum_{j >= k} g_j * prod_{i <= j, i != k} x_i (0 past the first zero).
+// Scans along one dim: cumsum, cumprod, logcumsumexp, cummax and cummin. The contiguous input
+// is seen as [outer, size, inner] and every (outer, inner) line is scanned in order,
+// accumulating in the result's type as PyTorch's CPU kernels do. Integers and bool sum and
+// multiply to int64 (wrapping on overflow). cumsum's gradient is the reversed cumsum of the
+// incoming gradient; cumprod's is exact also where the input holds zeros:
+// g_k = sum_{j >= k} g_j * prod_{i <= j, i != k} x_i (0 past the first zero); logcumsumexp's is
+// g_k = sum_{j >= k} g_j * exp(x_k - out_j), every factor at most 1 (a NaN g_j left out, as
+// PyTorch's log-space form leaves it); cummax's and cummin's go
+// to the elements their indices name.
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 #include "kernels/dispatch.h"
@@ -101,6 +109,111 @@ Tensor cumprod_grad(const Tensor& g0, const Tensor& x0, std::int64_t dim) {
   return out;
 }
 
+// The gradient of logcumsumexp (see the file comment), accumulated in double: quadratic in the
+// dim's size, like cumprod's.
+Tensor logcumsumexp_grad(const Tensor& g0, const Tensor& x0, const Tensor& out0, std::int64_t dim) {
+  const kernels::DimLayout l = kernels::dim_layout(x0, dim, true);
+  const Tensor g = g0.to(x0.dtype()).contiguous(), out = out0.contiguous();
+  const Tensor& x = l.input;
+  Tensor grad = zeros(x.sizes(), dtype(x.dtype()));
+  kernels::dispatch_floating(x.dtype(), "logcumsumexp_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xp = x.data<T>();
+    const T* gp = g.data<T>();
+    const T* op = out.data<T>();
+    T* rp = grad.data<T>();
+    const std::int64_t size = l.size, inner = l.inner;
+    for (std::int64_t o = 0; o < l.outer; ++o) {
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const auto at = [&](std::int64_t k) { return (o * size + k) * inner + i; };
+        for (std::int64_t k = 0; k < size; ++k) {
+          double acc = 0;
+          for (std::int64_t j = k; j < size; ++j) {
+            const auto g = static_cast<double>(gp[at(j)]);
+            // PyTorch sums the positive and the negative terms in log space (log|g| where
+            // g > 0, and where g < 0): a NaN g is in neither and adds nothing, an infinite one
+            // adds its infinity whatever its factor.
+            if (std::isnan(g)) continue;
+            acc +=
+                std::isinf(g)
+                    ? g
+                    : g * std::exp(static_cast<double>(xp[at(k)]) - static_cast<double>(op[at(j)]));
+          }
+          rp[at(k)] = static_cast<T>(acc);
+        }
+      }
+    }
+  });
+  return grad;
+}
+
+// log(exp(a) + exp(b)) as ATen's CPU scan computes it: a NaN propagates, and two equal
+// infinities stay themselves.
+template <typename T>
+T log_add_exp(T x, T y) {
+  const T low = std::isnan(y) ? y : std::min(x, y);
+  const T high = std::isnan(y) ? y : std::max(x, y);
+  if (low != high || std::isfinite(low)) return std::log1p(std::exp(low - high)) + high;
+  return x;
+}
+
+// The running maximum (IsMax) or minimum of every line and where it was last reached; a NaN
+// takes over and stays (ATen's cummax_cummin_helper).
+template <bool IsMax>
+std::tuple<Tensor, Tensor> running_extreme(const Tensor& x, std::int64_t dim) {
+  const kernels::DimLayout l = kernels::dim_layout(x, dim, true);
+  Tensor values = empty(x.sizes(), dtype(x.dtype()));
+  Tensor indices = empty(x.sizes(), dtype(Dtype::Int64));
+  kernels::dispatch(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = l.input.data<T>();
+    T* vp = values.data<T>();
+    std::int64_t* ip = indices.data<std::int64_t>();
+    const std::int64_t size = l.size, inner = l.inner;
+    const auto is_nan = [](T v) {
+      if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+      return false;
+    };
+    for (std::int64_t o = 0; o < l.outer; ++o) {
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const auto at = [&](std::int64_t k) { return (o * size + k) * inner + i; };
+        if (size == 0) continue;
+        T best = src[at(0)];
+        std::int64_t where = 0;
+        for (std::int64_t k = 0; k < size; ++k) {
+          const T cur = src[at(k)];
+          const bool takes = IsMax ? cur >= best : cur <= best;
+          if (is_nan(cur) || (!is_nan(best) && takes)) {
+            best = cur;
+            where = k;
+          }
+          vp[at(k)] = best;
+          ip[at(k)] = where;
+        }
+      }
+    }
+  });
+  return {values, indices};
+}
+
+template <bool IsMax>
+std::tuple<Tensor, Tensor> cummax_cummin(const Tensor& x, std::int64_t dim_in) {
+  const std::int64_t dim = wrap_dim(dim_in, x.dim());
+  Tensor values, indices;
+  {
+    autograd::NoGradGuard guard;
+    std::tie(values, indices) = running_extreme<IsMax>(x, dim);
+  }
+  if (x.is_floating_point()) {
+    autograd::record_function(IsMax ? "CummaxBackward0" : "CumminBackward0", {x}, {values},
+                              {indices}, [dim](const Grads& g, const Saved& s) {
+                                // Each value's gradient goes to the element it came from.
+                                return Grads{scatter_add(zeros_like(g[0]), dim, s[0], g[0])};
+                              });
+  }
+  return {values, indices};
+}
+
 }  // namespace
 
 Tensor cumsum(const Tensor& x0, std::int64_t dim_in) {
@@ -138,6 +251,52 @@ Tensor cumprod(const Tensor& x0, std::int64_t dim_in) {
         [dim](const Grads& g, const Saved& s) { return Grads{cumprod_grad(g[0], s[0], dim)}; });
   }
   return out;
+}
+
+}  // namespace weft
+
+namespace weft {
+
+Tensor logcumsumexp(const Tensor& x, std::int64_t dim_in) {
+  WEFT_TRACE_OP(Logcumsumexp, (x), ir::Attributes().set("dim", dim_in), logcumsumexp(x, dim_in));
+  const std::int64_t dim = wrap_dim(dim_in, x.dim());
+  if (!x.is_floating_point()) {
+    throw Error(std::string("\"logcumsumexp_out_cpu\" not implemented for '") +
+                torch_scalar_type_name(x.dtype()) + "'");
+  }
+  const kernels::DimLayout l = kernels::dim_layout(x, dim, true);
+  Tensor out = empty(x.sizes(), dtype(x.dtype()));
+  kernels::dispatch_floating(x.dtype(), "logcumsumexp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = l.input.data<T>();
+    T* dst = out.data<T>();
+    const std::int64_t size = l.size, inner = l.inner;
+    for (std::int64_t o = 0; o < l.outer; ++o) {
+      for (std::int64_t i = 0; i < inner; ++i) {
+        T acc = -std::numeric_limits<T>::infinity();
+        for (std::int64_t k = 0; k < size; ++k) {
+          const std::int64_t at = (o * size + k) * inner + i;
+          acc = log_add_exp(src[at], acc);
+          dst[at] = acc;
+        }
+      }
+    }
+  });
+  autograd::record_function("LogcumsumexpBackward0", {x}, {out}, {x, out},
+                            [dim](const Grads& g, const Saved& s) {
+                              return Grads{logcumsumexp_grad(g[0], s[0], s[1], dim)};
+                            });
+  return out;
+}
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& x, std::int64_t dim) {
+  WEFT_TRACE_OP(Cummax, (x), ir::Attributes().set("dim", dim), cummax(x, dim));
+  return cummax_cummin<true>(x, dim);
+}
+
+std::tuple<Tensor, Tensor> cummin(const Tensor& x, std::int64_t dim) {
+  WEFT_TRACE_OP(Cummin, (x), ir::Attributes().set("dim", dim), cummin(x, dim));
+  return cummax_cummin<false>(x, dim);
 }
 
 }  // namespace weft

@@ -1,10 +1,10 @@
-// Index-driven accumulation: scatter_add, scatter_reduce (sum, prod, mean, amax, amin, with or
-// without self), index_add and index_put (x[index] = values, or += with accumulate). Each
-// source element is combined into the element of the output that its index names, in the
-// source's order (ATen's CPU order). The backward formulas are
-// PyTorch's (derivatives.yaml, scatter_reduce_backward), written with engine ops so that a
-// double backward is recorded too: amax/amin share a tie's gradient evenly, prod's exclusive
-// products are exact where one zero is scattered to an element.
+// Index-driven accumulation: scatter (plain writes), scatter_add, scatter_reduce (sum, prod, mean,
+// amax, amin, with or without self), index_add and index_put (x[index] = values, or += with
+// accumulate). Each source element is combined into the element of the output that its index names,
+// in the source's order (ATen's CPU order). The backward formulas are PyTorch's (derivatives.yaml,
+// scatter_reduce_backward), written with engine ops so that a double backward is recorded too:
+// amax/amin share a tie's gradient evenly, prod's exclusive products are exact where one zero is
+// scattered to an element.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -322,6 +322,35 @@ Tensor scatter_reduce(const Tensor& self, std::int64_t dim, const Tensor& index,
                 scatter_reduce(self, dim, index, src, reduce, include_self));
   return scatter_reduce_impl(self, dim, index, src, std::string(reduce), include_self,
                              "scatter_reduce", "ScatterReduceBackward0");
+}
+
+Tensor scatter(const Tensor& self, std::int64_t dim_in, const Tensor& index, const Tensor& src) {
+  WEFT_TRACE_OP(Scatter, (self, index, src), ir::Attributes().set("dim", dim_in),
+                scatter(self, dim_in, index, src));
+  const std::int64_t d = wrap_dim(dim_in, std::max<std::int64_t>(self.dim(), 1));
+  const ScatterPlan plan = plan_scatter("scatter", self, d, index, src);
+  Tensor out = self.detach().contiguous().clone();
+  {
+    const Tensor source = src.contiguous();
+    kernels::dispatch(self.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* op = out.data<T>();
+      const T* sp = source.data<T>();
+      // In the index's order: with a repeated index the last write stays (ATen's CPU order).
+      for (std::size_t k = 0; k < plan.target.size(); ++k) op[plan.target[k]] = sp[plan.source[k]];
+    });
+  }
+  if (self.is_floating_point()) {
+    autograd::record_function("ScatterBackward0", {self, src}, {out}, {index},
+                              [dim_in](const std::vector<Tensor>& g, const std::vector<Tensor>& s) {
+                                // derivatives.yaml: self's gradient is g with the written elements
+                                // zeroed; src's is g read back at them.
+                                const Tensor overwritten = zeros(s[0].sizes(), dtype(g[0].dtype()));
+                                return std::vector<Tensor>{scatter(g[0], dim_in, s[0], overwritten),
+                                                           gather(g[0], dim_in, s[0])};
+                              });
+  }
+  return out;
 }
 
 Tensor index_add(const Tensor& self, std::int64_t dim_in, const Tensor& index, const Tensor& source,

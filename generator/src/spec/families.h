@@ -18,10 +18,10 @@ OpSpec fold_spec(ir::OpKind op);    // fold.cpp: im2col (F.unfold), col2im (F.fo
 OpSpec pool_spec(ir::OpKind op);    // pool.cpp: max/avg pooling, adaptive pooling
 OpSpec norm_spec(ir::OpKind op);    // norm.cpp: batch/layer/group/instance norm, dropout, embedding
 OpSpec shape_spec(ir::OpKind op);   // shape.cpp: views and shape changes
-OpSpec reorder_spec(ir::OpKind op);  // reorder.cpp: flip, roll, repeat, diagonal
+OpSpec reorder_spec(ir::OpKind op);  // reorder.cpp: flip, roll, repeat, diagonal, pixel_*
 OpSpec join_spec(ir::OpKind op);     // join.cpp: cat, stack, split, chunk, pad, tril, triu
-OpSpec index_spec(
-    ir::OpKind op);  // index.cpp: gather, index_select, scatter_add/_reduce, index_add
+OpSpec index_spec(ir::OpKind op);  // index.cpp: gather, index_select, scatter*, index_add/_put
+OpSpec loss_spec(ir::OpKind op);   // loss.cpp: mse, l1, smooth_l1, huber
 OpSpec interpolate_spec(ir::OpKind op);  // interpolate.cpp
 OpSpec cast_spec(ir::OpKind op);         // cast.cpp: cast, contiguous
 OpSpec scalar_spec(ir::OpKind op);       // scalar.cpp: Python scalars as operands

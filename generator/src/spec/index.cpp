@@ -110,6 +110,9 @@ void scatter_rule(B& b) {
   for (std::size_t i = 0; i < index.size(); ++i) {
     if (i != d) b.require(index[i] <= x[i]);
   }
+  // scatter writes: with a repeated index the write that stays is undefined, so each line
+  // along `dim` names distinct positions (the value search draws them so).
+  if (b.spec().op == ir::OpKind::Scatter && rank > 0) b.require(index[d] <= x[d]);
   b.shape_input(1, index);
   if (b.spec().op == ir::OpKind::ScatterReduce) {
     b.attr_string("reduce", {"sum", "prod", "mean", "amax", "amin"});
@@ -202,7 +205,8 @@ OpSpec index_spec(ir::OpKind op) {
     case K::IndexSelect:
       return make(op, 1, WEFT_RULE(index_select_rule));
     case K::ScatterAdd:
-    case K::ScatterReduce: {
+    case K::ScatterReduce:
+    case K::Scatter: {
       OpSpec s = make(op, 5, WEFT_RULE(scatter_rule));
       s.inputs.push_back(InputDecl{"src", InputRole::Data, 0, 5});
       s.dtypes = kFloat | kInt;

@@ -139,6 +139,14 @@ void scan_rule(B& b) {
   b.output(b.data(0));
 }
 
+// cummax, cummin: a dim; values and indices of the input's shape.
+template <class B>
+void running_extreme_rule(B& b) {
+  b.attr_dim("dim", b.rank(0));
+  b.output(b.data(0));
+  b.output(b.data(0));
+}
+
 // sort, argsort: a dim, the input's shape (sort: values and int64 indices alike).
 template <class B>
 void sort_rule(B& b) {
@@ -242,6 +250,11 @@ OpSpec reduce_spec(ir::OpKind op) {
       s.hint = ValueHint::Bounded;  // running products of large values overflow
       return s;
     }
+    case K::Logcumsumexp:
+      return one_input(op, kFloat, dtypes::same, WEFT_RULE(scan_rule));
+    case K::Cummax:
+    case K::Cummin:
+      return one_input(op, kAnyDtype, values_indices_dtypes, WEFT_RULE(running_extreme_rule));
     case K::Softmax:
     case K::LogSoftmax:
       return one_input(op, kFloat, dtypes::same, WEFT_RULE(softmax_rule));

@@ -134,6 +134,9 @@ OpSpec make_spec(ir::OpKind op) {
     case K::All:
     case K::Cumsum:
     case K::Cumprod:
+    case K::Logcumsumexp:
+    case K::Cummax:
+    case K::Cummin:
     case K::Sort:
     case K::Argsort:
     case K::Topk:
@@ -188,6 +191,8 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Roll:
     case K::Repeat:
     case K::Diagonal:
+    case K::PixelShuffle:
+    case K::PixelUnshuffle:
       return reorder_spec(op);
     case K::Cat:
     case K::Stack:
@@ -203,7 +208,13 @@ OpSpec make_spec(ir::OpKind op) {
     case K::ScatterReduce:
     case K::IndexAdd:
     case K::IndexPut:
+    case K::Scatter:
       return index_spec(op);
+    case K::MseLoss:
+    case K::L1Loss:
+    case K::SmoothL1Loss:
+    case K::HuberLoss:
+      return loss_spec(op);
     case K::Interpolate:
       return interpolate_spec(op);
     case K::Im2col:

@@ -1,6 +1,7 @@
-// Reordering: flip, roll, repeat, diagonal. Flip and roll keep the shape; repeat multiplies
-// every dim by its count (extra leading counts add dims); diagonal drops two dims and appends
-// the diagonal's length, which depends on the offset (an offset past the edge gives 0).
+// Reordering: flip, roll, repeat, diagonal, pixel_shuffle, pixel_unshuffle. Flip and roll keep the
+// shape; repeat multiplies every dim by its count (extra leading counts add dims); diagonal drops
+// two dims and appends the diagonal's length, which depends on the offset (an offset past the edge
+// gives 0).
 #include <string>
 
 #include "spec/builder.h"
@@ -92,6 +93,34 @@ void diagonal_rule(B& b) {
   b.output(out);
 }
 
+// pixel_shuffle: [*, C r^2, H, W] -> [*, C, H r, W r]; pixel_unshuffle the reverse, with H and
+// W multiples of r. r from 1 to 3.
+template <class B>
+void pixel_rule(B& b) {
+  using Int = typename B::Int;
+  const int rank = b.rank(0);
+  b.require_that(rank >= 3, "pixel_shuffle: rank below 3");
+  Dims<B> x = b.data(0);
+  const std::int64_t r = b.choose("factor", 1, 3);
+  const auto c = static_cast<std::size_t>(rank - 3), h = c + 1, w = c + 2;
+  if (b.spec().op == ir::OpKind::PixelShuffle) {
+    b.set_attr("upscale_factor", r);
+    const Int channels = x[c] / b.lit(r * r);
+    b.require(x[c] >= b.lit(r * r) && x[c] == channels * b.lit(r * r));
+    x[c] = channels;
+    x[h] = x[h] * b.lit(r);
+    x[w] = x[w] * b.lit(r);
+  } else {
+    b.set_attr("downscale_factor", r);
+    const Int height = x[h] / b.lit(r), width = x[w] / b.lit(r);
+    b.require(x[h] == height * b.lit(r) && x[w] == width * b.lit(r));
+    x[c] = x[c] * b.lit(r * r);
+    x[h] = height;
+    x[w] = width;
+  }
+  b.output(x);
+}
+
 OpSpec one_input(ir::OpKind op, void (*sample)(Sampler&), void (*encode)(Encoder&),
                  int min_rank = 0) {
   OpSpec s{op, {InputDecl{"self", InputRole::Data, min_rank, 5}}};
@@ -115,6 +144,9 @@ OpSpec reorder_spec(ir::OpKind op) {
       return one_input(op, WEFT_RULE(repeat_rule));
     case K::Diagonal:
       return one_input(op, WEFT_RULE(diagonal_rule), 2);
+    case K::PixelShuffle:
+    case K::PixelUnshuffle:
+      return one_input(op, WEFT_RULE(pixel_rule), 3);
     default:
       break;
   }

@@ -145,6 +145,9 @@
   /* scans: ops/scan.cpp */                                                \
   X(Cumsum, "cumsum")                                                      \
   X(Cumprod, "cumprod")                                                    \
+  X(Cummax, "cummax")                                                      \
+  X(Cummin, "cummin")                                                      \
+  X(Logcumsumexp, "logcumsumexp")                                          \
   /* sorting: ops/sort.cpp */                                              \
   X(Sort, "sort")                                                          \
   X(Argsort, "argsort")                                                    \
@@ -186,6 +189,11 @@
   X(InstanceNorm, "instance_norm")                                         \
   X(Dropout, "dropout")                                                    \
   X(Embedding, "embedding")                                                \
+  /* losses: ops/loss.cpp */                                               \
+  X(MseLoss, "mse_loss")                                                   \
+  X(L1Loss, "l1_loss")                                                     \
+  X(SmoothL1Loss, "smooth_l1_loss")                                        \
+  X(HuberLoss, "huber_loss")                                               \
   /* views and shape: ops/shape.cpp */                                     \
   X(Reshape, "reshape")                                                    \
   X(Flatten, "flatten")                                                    \
@@ -201,6 +209,8 @@
   X(Roll, "roll")                                                          \
   X(Repeat, "repeat")                                                      \
   X(Diagonal, "diagonal")                                                  \
+  X(PixelShuffle, "pixel_shuffle")                                         \
+  X(PixelUnshuffle, "pixel_unshuffle")                                     \
   /* writes through views, functionalized: ops/scatter.cpp */              \
   X(SliceScatter, "slice_scatter")                                         \
   X(SelectScatter, "select_scatter")                                       \
@@ -216,11 +226,12 @@
   X(Triu, "triu")                                                          \
   X(Gather, "gather")                                                      \
   X(IndexSelect, "index_select")                                           \
-  /* index-driven accumulation: ops/scatter_reduce.cpp */                  \
+  /* index-driven writes: ops/scatter_reduce.cpp */                        \
   X(ScatterAdd, "scatter_add")                                             \
   X(ScatterReduce, "scatter_reduce")                                       \
   X(IndexAdd, "index_add")                                                 \
   X(IndexPut, "index_put")                                                 \
+  X(Scatter, "scatter")                                                    \
   /* resampling: ops/interpolate.cpp */                                    \
   X(Interpolate, "interpolate")                                            \
   /* sliding blocks: ops/fold.cpp */                                       \
