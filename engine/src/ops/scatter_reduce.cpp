@@ -206,6 +206,20 @@ Tensor combine(const Tensor& self0, const Tensor& src0, const ScatterPlan& plan,
   return out;
 }
 
+// self with every planned source element written to its target, in the index's order: with a
+// repeated index the last write stays (ATen's CPU order; PyTorch calls which one undefined).
+Tensor assign(const Tensor& self, const Tensor& src0, const ScatterPlan& plan) {
+  Tensor out = self.detach().contiguous().clone();
+  const Tensor src = src0.contiguous();
+  kernels::dispatch(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* op = out.data<T>();
+    const T* sp = src.data<T>();
+    for (std::size_t k = 0; k < plan.target.size(); ++k) op[plan.target[k]] = sp[plan.source[k]];
+  });
+  return out;
+}
+
 Tensor counts_tensor(const std::vector<std::int64_t>& counts, const Shape& shape, Dtype dtype,
                      std::int64_t plus) {
   std::vector<double> values(counts.size());
@@ -329,17 +343,7 @@ Tensor scatter(const Tensor& self, std::int64_t dim_in, const Tensor& index, con
                 scatter(self, dim_in, index, src));
   const std::int64_t d = wrap_dim(dim_in, std::max<std::int64_t>(self.dim(), 1));
   const ScatterPlan plan = plan_scatter("scatter", self, d, index, src);
-  Tensor out = self.detach().contiguous().clone();
-  {
-    const Tensor source = src.contiguous();
-    kernels::dispatch(self.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T* op = out.data<T>();
-      const T* sp = source.data<T>();
-      // In the index's order: with a repeated index the last write stays (ATen's CPU order).
-      for (std::size_t k = 0; k < plan.target.size(); ++k) op[plan.target[k]] = sp[plan.source[k]];
-    });
-  }
+  Tensor out = assign(self, src, plan);
   if (self.is_floating_point()) {
     autograd::record_function("ScatterBackward0", {self, src}, {out}, {index},
                               [dim_in](const std::vector<Tensor>& g, const std::vector<Tensor>& s) {
@@ -427,15 +431,7 @@ Tensor index_put(const Tensor& self, const Tensor& index, const Tensor& values, 
   if (accumulate) {
     out = combine(self, source, plan, Reduction::Sum, true, 1.0, nullptr);
   } else {
-    // Assignment in the index's order: with a repeated index the last write stays (ATen's CPU
-    // order; PyTorch calls repeated indices without accumulate undefined).
-    out = self.detach().contiguous().clone();
-    kernels::dispatch(self.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T* op = out.data<T>();
-      const T* sp = source.data<T>();
-      for (std::size_t k = 0; k < plan.target.size(); ++k) op[plan.target[k]] = sp[plan.source[k]];
-    });
+    out = assign(self, source, plan);
   }
   if (self.is_floating_point()) {
     const Shape values_shape = values.sizes();
