@@ -367,6 +367,17 @@ class Context {
   std::vector<LeafInfo> leaves_;
 };
 
+// 0..bound-1 in a random order (Fisher-Yates).
+std::vector<std::int64_t> shuffled_range(std::int64_t bound, Generator& gen) {
+  std::vector<std::int64_t> v(static_cast<std::size_t>(bound));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i);
+  for (std::size_t i = v.size(); i > 1; --i) {
+    const auto pick = static_cast<std::size_t>(gen.uniform() * static_cast<double>(i));
+    std::swap(v[i - 1], v[std::min(pick, i - 1)]);
+  }
+  return v;
+}
+
 // Indices of `shape` that differ within every line along `dim`: each line the first entries of
 // its own shuffle of 0..bound-1. Undefined where a line is longer than `bound`.
 Tensor distinct_lines(const ir::Shape& shape, std::int64_t dim, std::int64_t bound,
@@ -378,14 +389,9 @@ Tensor distinct_lines(const ir::Shape& shape, std::int64_t dim, std::int64_t bou
   for (std::size_t i = d + 1; i < shape.size(); ++i) inner *= shape[i];
   const std::int64_t length = shape[d];
   std::vector<std::int64_t> v(static_cast<std::size_t>(outer * length * inner));
-  std::vector<std::int64_t> order(static_cast<std::size_t>(bound));
   for (std::int64_t o = 0; o < outer; ++o) {
     for (std::int64_t i = 0; i < inner; ++i) {
-      for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::int64_t>(k);
-      for (std::size_t k = order.size(); k > 1; --k) {
-        const auto pick = static_cast<std::size_t>(gen.uniform() * static_cast<double>(k));
-        std::swap(order[k - 1], order[std::min(pick, k - 1)]);
-      }
+      const std::vector<std::int64_t> order = shuffled_range(bound, gen);
       for (std::int64_t k = 0; k < length; ++k) {
         v[static_cast<std::size_t>((o * length + k) * inner + i)] =
             order[static_cast<std::size_t>(k)];
@@ -416,11 +422,7 @@ Tensor draw_leaf(const LeafInfo& leaf, Generator& gen, double scale) {
   if (is_integral(dtype) && leaf.distinct_indices && leaf.index_bound && !leaf.distinct_dim &&
       n <= *leaf.index_bound) {
     // n different indices: the first n of a shuffled 0..bound-1.
-    std::vector<std::int64_t> v(static_cast<std::size_t>(*leaf.index_bound));
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i);
-    for (std::size_t i = v.size(); i > 1; --i) {
-      std::swap(v[i - 1], v[static_cast<std::size_t>(below(static_cast<std::int64_t>(i)))]);
-    }
+    std::vector<std::int64_t> v = shuffled_range(*leaf.index_bound, gen);
     v.resize(static_cast<std::size_t>(n));
     return tensor(v).reshape(leaf.type.shape).to(dtype).clone();
   }

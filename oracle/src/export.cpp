@@ -190,8 +190,8 @@ bool path_has_gradients(const std::string& backend) {
          backend.find("-aoti") == std::string::npos;
 }
 
-// Outputs that are indices of max/min/argmax/argmin: PyTorch's pt2 fuzzing rules do not
-// compare them (ties pick any index).
+// Outputs that are indices of max/min/argmax/argmin (and cummax/cummin's running ones): PyTorch's
+// pt2 fuzzing rules do not compare them (ties pick any index).
 std::vector<std::size_t> index_outputs(const ir::Graph& graph) {
   std::vector<std::size_t> result;
   for (std::size_t i = 0; i < graph.outputs().size(); ++i) {
@@ -199,8 +199,9 @@ std::vector<std::size_t> index_outputs(const ir::Graph& graph) {
     if (!producer) continue;
     const ir::Node& node = graph.nodes()[*producer];
     const bool argument = node.op == ir::OpKind::Argmax || node.op == ir::OpKind::Argmin;
-    const bool second = (node.op == ir::OpKind::Max || node.op == ir::OpKind::Min) &&
-                        node.outputs.size() == 2 && node.outputs[1] == graph.outputs()[i];
+    const bool pair = node.op == ir::OpKind::Max || node.op == ir::OpKind::Min ||
+                      node.op == ir::OpKind::Cummax || node.op == ir::OpKind::Cummin;
+    const bool second = pair && node.outputs.size() == 2 && node.outputs[1] == graph.outputs()[i];
     if (argument || second) result.push_back(i);
   }
   return result;
