@@ -107,6 +107,18 @@ NllParts nll_parts(const Tensor& input, const Tensor& target, const Tensor& weig
 
 }  // namespace
 
+const char* reduction_name(Reduction reduction) {
+  switch (reduction) {
+    case Reduction::None:
+      return "none";
+    case Reduction::Sum:
+      return "sum";
+    case Reduction::Mean:
+      break;
+  }
+  return "mean";
+}
+
 Reduction reduction_from_string(const std::string& name) {
   if (name == "none") return Reduction::None;
   if (name == "mean") return Reduction::Mean;
@@ -114,22 +126,18 @@ Reduction reduction_from_string(const std::string& name) {
   throw Error(name + " is not a valid value for reduction");
 }
 
+// The regression losses are the IR's ops (ops/loss.cpp): a traced training step records them
+// as one node each.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  const Tensor d = input - target;
-  return reduce(d * d, reduction);
+  return weft::mse_loss(input, target, reduction_name(reduction));
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  return reduce(abs(input - target), reduction);
+  return weft::l1_loss(input, target, reduction_name(reduction));
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
-  if (beta < 0) throw Error("smooth_l1_loss does not support negative values for beta.");
-  if (beta == 0.0) return l1_loss(input, target, reduction);
-  const Tensor d = abs(input - target);
-  const Tensor quadratic = d * d * (0.5 / beta);
-  const Tensor linear = d - 0.5 * beta;
-  return reduce(where(lt(d, full_like(d, beta)), quadratic, linear), reduction);
+  return weft::smooth_l1_loss(input, target, reduction_name(reduction), beta);
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,

@@ -1,6 +1,7 @@
 #pragma once
 // Loss functions as free functions, named and computed like torch.nn.functional's (PyTorch 1.13
-// formulas). Each is composed from engine ops, so autograd supplies its gradient.
+// formulas). Each is composed from engine ops, so autograd supplies its gradient; mse_loss,
+// l1_loss and smooth_l1_loss are the IR's ops of those names (weft/ops.h, ops/loss.cpp).
 
 #include <cstdint>
 #include <string>
@@ -15,6 +16,8 @@ enum class Reduction { None, Mean, Sum };
 
 // Parses "none" | "mean" | "sum" (PyTorch's strings); throws on anything else.
 Reduction reduction_from_string(const std::string& name);
+// The reduction's string, as torch.nn.functional and the IR's loss ops take it.
+const char* reduction_name(Reduction reduction);
 
 // (input − target)², broadcasting like PyTorch.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
