@@ -10,18 +10,16 @@
 #include <vector>
 
 #include "gradcheck.h"
+#include "tensor_literals.h"
 #include "weft/error.h"
 #include "weft/ops.h"
 
 namespace weft {
 namespace {
 
+using testing::doubles;
 using testing::expect_gradients_match_finite_differences;
 using testing::random_tensor;
-
-Tensor doubles(std::vector<double> values) {
-  return tensor(values);
-}
 
 struct MathCase {
   const char* name;

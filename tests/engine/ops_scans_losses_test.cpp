@@ -13,25 +13,20 @@
 
 #include "expect_error.h"
 #include "gradcheck.h"
+#include "tensor_literals.h"
 #include "weft/error.h"
 #include "weft/ops.h"
 
 namespace weft {
 namespace {
 
+using testing::doubles;
 using testing::expect_error;
 using testing::expect_gradients_match_finite_differences;
+using testing::int64s;
 using testing::random_tensor;
+using testing::values;
 
-Tensor doubles(std::vector<double> values) {
-  return tensor(values);
-}
-Tensor int64s(std::vector<std::int64_t> values) {
-  return tensor(values);
-}
-std::vector<double> values(const Tensor& t) {
-  return t.to(Dtype::Float64).to_vector<double>();
-}
 std::vector<std::int64_t> indices(const Tensor& t) {
   return t.to_vector<std::int64_t>();
 }
