@@ -1,7 +1,8 @@
 // Indexing by an Index input (fresh int64 values the value search keeps in range): gather
 // (an index of the input's rank, no larger than it except along `dim`) and index_select (a
-// 1-d index, or a 0-d one), and the accumulating writes: scatter_add and scatter_reduce (an
-// index of src's shape: PyTorch's backward refuses a src larger than the index) and
+// 1-d index, or a 0-d one), and the writes: scatter, scatter_add and scatter_reduce (an index
+// of src's shape: PyTorch's backward refuses a src larger than the index; scatter's no longer
+// than self along `dim`, as each line's indices are drawn all different) and
 // index_add (a 1-d index, one entry per slice of source along `dim`), and index_put (a 1-d
 // index into dim 0, values broadcast to the indexed rows; without accumulate, no more indices
 // than rows, which the value search draws all different).
