@@ -119,6 +119,11 @@ std::optional<std::int64_t> index_bound(const ir::Graph& graph, const ir::Node& 
   const bool indexes_self = node.op == OpKind::Gather || node.op == OpKind::IndexSelect ||
                             node.op == OpKind::ScatterAdd || node.op == OpKind::ScatterReduce ||
                             node.op == OpKind::IndexAdd || node.op == OpKind::Scatter;
+  if ((node.op == OpKind::NllLoss || node.op == OpKind::CrossEntropyLoss) && slot == 1) {
+    const ir::Shape& scores = graph.type(node.inputs[0]).shape;  // [C] or [N, C, ...]
+    if (scores.empty()) return std::nullopt;
+    return scores[scores.size() == 1 ? 0 : 1];
+  }
   if (node.op == OpKind::IndexPut && slot == 1) {
     const ir::Shape& x = graph.type(node.inputs[0]).shape;
     return x.empty() ? 1 : x[0];
@@ -701,6 +706,9 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
       return {{0, K::Above, 1e-3}};
     case OpKind::Log1p:
       return {{0, K::Above, -1.0 + 1e-3}};
+    case OpKind::Lgamma:
+    case OpKind::Digamma:
+      return {{0, K::Above, 0.1}};  // poles at 0 and the negative integers
     case OpKind::Acosh:
       return {{0, K::Above, 1.0 + 1e-2}};  // the gradient is infinite at 1
     case OpKind::Atanh:
@@ -716,6 +724,10 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
       return {{0, K::AwayFromZero, 1e-2}};  // likewise
     case OpKind::Xlogy:
       return {{1, K::Above, 1e-2}};  // log(y)
+    case OpKind::BinaryCrossEntropyWithLogits:
+      return {{1, K::InsideUnit, 1e-3}};  // a probability
+    case OpKind::KlDiv:
+      return {{1, K::Above, 1e-2}};  // log(target); its gradient is infinite at 0
     case OpKind::Copysign:
       return {{1, K::AwayFromZero, 1e-2}};  // a rounding must not flip the sign taken
     case OpKind::Addcdiv:
@@ -852,6 +864,8 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Argmin:
     case OpKind::Var:
     case OpKind::Std:
+    case OpKind::VarMean:
+    case OpKind::StdMean:
     case OpKind::Logsumexp:
     case OpKind::Amax:
     case OpKind::Amin:
@@ -879,6 +893,8 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::MaxPool3d:
     case OpKind::AvgPool3d:
     case OpKind::AdaptiveAvgPool3d:
+    case OpKind::AdaptiveMaxPool1d:
+    case OpKind::AdaptiveMaxPool2d:
     case OpKind::Cdist:
     case OpKind::Pdist:
     case OpKind::LayerNorm:
@@ -926,6 +942,8 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::L1Loss:
     case OpKind::SmoothL1Loss:
     case OpKind::HuberLoss:
+    case OpKind::NllLoss:
+    case OpKind::CrossEntropyLoss:
       return {};
   }
   throw Error("domain_hints: unknown op kind " + std::to_string(static_cast<int>(op)));

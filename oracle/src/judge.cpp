@@ -629,12 +629,15 @@ std::optional<Problem> judge_engine(const ir::Graph& graph,
 }
 
 // PyTorch's own words in a refusal, whoever reported it: without the node label a C++ path
-// adds ("node 1 (interpolate): ") and the exception type a Python path adds ("python:
-// RuntimeError: "), so that LibTorch 2.x from C++ and PyTorch 2.x in Python refusing the same
-// case read the same.
+// adds ("node 1 (interpolate): "), the phase it adds to a backward's ("backward: ") and the
+// exception type a Python path adds ("python: RuntimeError: "), so that LibTorch from C++ and
+// PyTorch in Python refusing the same case read the same (seed 1208: 1.13's torch refused a
+// bfloat16 hardshrink backward as a gap, and the python path's same refusal was a bucket).
 std::string refusal_text(const std::string& message) {
   static const std::regex python_prefix(R"(^\s*python: [A-Za-z_.]+: )");
+  static const std::regex backward_prefix(R"(^\s*backward: )");
   std::string text = std::regex_replace(normalize_message(message), python_prefix, "");
+  text = std::regex_replace(text, backward_prefix, "");
   const auto start = text.find_first_not_of(' ');
   return start == std::string::npos ? std::string() : text.substr(start);
 }

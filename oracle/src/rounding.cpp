@@ -128,8 +128,16 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::L1Loss:
     case ir::OpKind::SmoothL1Loss:
     case ir::OpKind::HuberLoss:
+    // nll_loss and cross_entropy_loss: their picked scores summed (and cross_entropy's
+    // log_softmax over the classes).
+    case ir::OpKind::NllLoss:
+    case ir::OpKind::CrossEntropyLoss:
+    case ir::OpKind::BinaryCrossEntropyWithLogits:
+    case ir::OpKind::KlDiv:
     case ir::OpKind::Var:
     case ir::OpKind::Std:
+    case ir::OpKind::VarMean:
+    case ir::OpKind::StdMean:
     case ir::OpKind::Logsumexp:
     case ir::OpKind::Softmax:
     case ir::OpKind::LogSoftmax:
@@ -161,6 +169,7 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::Interpolate:
     case ir::OpKind::Col2im:      // overlapping blocks add up
     case ir::OpKind::Tanhshrink:  // a difference that cancels: decomposed below
+    case ir::OpKind::Sinc:        // its slope is a difference that cancels: decomposed below
       return true;
     default:
       return false;
@@ -193,6 +202,8 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::MaxPool1d:
     case ir::OpKind::MaxPool2d:
     case ir::OpKind::MaxPool3d:
+    case ir::OpKind::AdaptiveMaxPool1d:
+    case ir::OpKind::AdaptiveMaxPool2d:
     case ir::OpKind::Where:
     case ir::OpKind::Floor:
     case ir::OpKind::Ceil:
@@ -359,6 +370,20 @@ Tensor euclidean_by_matrix_product(const ir::Node& node, const std::vector<Tenso
   return sqrt(clamp(squared, 1e-30, std::nullopt));
 }
 
+// sinc's slope, PyTorch's (a cos a - sin a) / (pi x^2) with a = pi x, is a difference that
+// cancels near 0: float32's rounding of sin a, eps * |sin a|, moves it by eps * |sin a| / (pi x^2),
+// far beyond the slope's own rounding (seed 1208: Inductor's vectorized sin, 1 % off at
+// x = -0.0016, where eager's was 0.03 % off). sin(a) / a with that rounding added as a constant
+// moves the slope as much (by -delta pi / a^2); sinc(0) = 1 with slope 0, through a safe a.
+Tensor sinc_rounded(const Tensor& x, double unit, Generator& gen) {
+  const Tensor at_zero = eq(x, zeros({}, dtype(x.dtype())));
+  const Tensor a =
+      mul(where(at_zero, ones({}, dtype(x.dtype())), x), wrapped_scalar(3.14159265358979323846));
+  const Tensor s = sin(a);
+  const Tensor rounding = sub(perturb(s.detach(), unit, gen), s.detach());
+  return where(at_zero, ones({}, dtype(x.dtype())), div(add(s, rounding), a));
+}
+
 Tensor decomposed(const ir::Node& node, const std::vector<Tensor>& in, double unit,
                   Generator& gen) {
   const ir::Attributes& a = node.attrs;
@@ -370,6 +395,7 @@ Tensor decomposed(const ir::Node& node, const std::vector<Tensor>& in, double un
   // tanh's rounding, eps * |x|, not eps * |x - tanh x| (a selu after it flipped its kink on
   // torchscript-nnc, whose tanh is not ATen's, between two calls).
   if (node.op == ir::OpKind::Tanhshrink) return sub(x, perturb(tanh(x), unit, gen));
+  if (node.op == ir::OpKind::Sinc) return sinc_rounded(x, unit, gen);
   if (node.op == ir::OpKind::GroupNorm || node.op == ir::OpKind::InstanceNorm) {
     return group_normalized_rounded(node, in, unit, gen);
   }
@@ -578,12 +604,21 @@ class Model {
         for (std::size_t i = 0; i < inputs.size(); ++i) {
           rounded[i] = perturb(inputs[i], unit_of(graph_.type(node.inputs[i]).dtype), gen);
         }
+        // var_mean and std_mean: their var (std) is var's (std's) steps, their mean a mean.
+        const bool with_mean = node.op == ir::OpKind::VarMean || node.op == ir::OpKind::StdMean;
+        ir::Node spread = node;
+        if (with_mean)
+          spread.op = node.op == ir::OpKind::VarMean ? ir::OpKind::Var : ir::OpKind::Std;
         const Tensor steps =
-            decomposed(node, rounded, unit_of(graph_.type(node.outputs[0]).dtype), gen);
+            decomposed(spread, rounded, unit_of(graph_.type(node.outputs[0]).dtype), gen);
         if (steps.defined() && outputs.size() == 1 && steps.sizes() == outputs[0].sizes()) {
           outputs = {steps};
         } else {
           outputs = ir::run_node(node, rounded, Dtype::Float64);
+          if (with_mean && steps.defined() && !outputs.empty() &&
+              steps.sizes() == outputs[0].sizes()) {
+            outputs[0] = steps;
+          }
         }
       }
       if (node.op == ir::OpKind::Logsumexp && outputs.size() == 1) {

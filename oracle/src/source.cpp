@@ -258,6 +258,14 @@ class Emitter {
                       std::string(schema.name()) + " has 2");
       lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
                        in[0] + ", " + int_literal(a.get_int("dim")) + ")" + tag(n));
+    } else if (node.op == OpKind::VarMean || node.op == OpKind::StdMean) {
+      if (out.size() != 2)
+        refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
+                      std::string(schema.name()) + " has 2");
+      lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
+                       in[0] + ", " + optional_dims(a.get_ints("dim")) +
+                       ", correction=" + int_literal(a.get_int("correction")) +
+                       ", keepdim=" + bool_literal(a.get_bool("keepdim")) + ")" + tag(n));
     } else if (node.op == OpKind::Sort || node.op == OpKind::Topk) {
       if (out.size() != 2)
         refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
@@ -416,6 +424,50 @@ class Emitter {
     if (!extra.empty()) args.push_back(extra + "=" + float_literal(a.get_float(extra)));
     return call("F." + op, args);
   }
+  // at::Reduction's number of a loss's reduction, as the ATen builtins take it in TorchScript.
+  static std::string reduction_number(const Attributes& a) {
+    const std::string reduction = a.get_string("reduction");
+    return reduction == "none" ? "0" : reduction == "sum" ? "2" : "1";
+  }
+  // F.kl_div; in TorchScript the ATen op, whose reductions lack F's "batchmean" (the sum over
+  // the batch size, as F computes it).
+  std::string kl_div_call(const ir::Node& node, const std::vector<std::string>& in,
+                          const Attributes& a) const {
+    const std::string reduction = a.get_string("reduction");
+    const std::string log_target = "log_target=" + bool_literal(a.get_bool("log_target"));
+    if (!script()) {
+      return call("F.kl_div", {in[0], in[1], "reduction=" + string_literal(reduction), log_target});
+    }
+    if (reduction != "batchmean") {
+      return call("torch.kl_div", {in[0], in[1], reduction_number(a), log_target});
+    }
+    const std::string total = call("torch.kl_div", {in[0], in[1], "2", log_target});
+    if (shape_of(node.inputs.at(0)).empty()) return total;
+    return "(" + total + " / " + in[0] + ".size(0))";
+  }
+  // TorchScript has no F: the ATen ops F.nll_loss and F.cross_entropy call (nll_loss_nd takes any
+  // trailing dims), with the reduction as at::Reduction's number.
+  std::string classification_loss_call(OpKind kind, const std::vector<std::string>& in,
+                                       const Attributes& a) const {
+    const std::string reduction = a.get_string("reduction");
+    const std::string ignore_index = int_literal(a.get_int("ignore_index", -100));
+    const bool cross_entropy = kind == OpKind::CrossEntropyLoss;
+    const std::string smoothing = float_literal(a.get_float("label_smoothing", 0.0));
+    if (script()) {
+      std::vector<std::string> args = {in[0], in[1], optional_input(in, 2),
+                                       reduction == "none"  ? "0"
+                                       : reduction == "sum" ? "2"
+                                                            : "1",
+                                       ignore_index};
+      if (cross_entropy) args.push_back(smoothing);
+      return call(cross_entropy ? "torch.cross_entropy_loss" : "torch.nll_loss_nd", args);
+    }
+    std::vector<std::string> args = {in[0], in[1], "weight=" + optional_input(in, 2),
+                                     "ignore_index=" + ignore_index,
+                                     "reduction=" + string_literal(reduction)};
+    if (cross_entropy) args.push_back("label_smoothing=" + smoothing);
+    return call(cross_entropy ? "F.cross_entropy" : "F.nll_loss", args);
+  }
   // index_put's one index: a tuple in Python, a list (of optional tensors) in TorchScript.
   std::string index_list(const std::string& index) const {
     return script() ? "[" + index + "]" : "(" + index + ",)";
@@ -483,6 +535,8 @@ class Emitter {
       case OpKind::Acosh:
       case OpKind::Atanh:
       case OpKind::Erfinv:
+      case OpKind::Lgamma:
+      case OpKind::Digamma:
       case OpKind::Isnan:
       case OpKind::Isinf:
       case OpKind::Square:
@@ -617,6 +671,8 @@ class Emitter {
       case OpKind::Topk:
       case OpKind::Cummax:
       case OpKind::Cummin:
+      case OpKind::VarMean:
+      case OpKind::StdMean:
       case OpKind::Split:
       case OpKind::Chunk:
         break;  // written by emit_node
@@ -679,6 +735,21 @@ class Emitter {
       case OpKind::SmoothL1Loss:
       case OpKind::HuberLoss:
         return loss_call(node.op, op, in, a);
+      case OpKind::NllLoss:
+      case OpKind::CrossEntropyLoss:
+        return classification_loss_call(node.op, in, a);
+      case OpKind::BinaryCrossEntropyWithLogits:
+        if (script()) {
+          return call(
+              "torch.binary_cross_entropy_with_logits",
+              {in[0], in[1], optional_input(in, 2), optional_input(in, 3), reduction_number(a)});
+        }
+        return call("F.binary_cross_entropy_with_logits",
+                    {in[0], in[1], "weight=" + optional_input(in, 2),
+                     "reduction=" + string_literal(a.get_string("reduction")),
+                     "pos_weight=" + optional_input(in, 3)});
+      case OpKind::KlDiv:
+        return kl_div_call(node, in, a);
       case OpKind::Addcmul:
       case OpKind::Addcdiv:
         return call("torch." + op, {in[0], in[1], in[2],
@@ -728,6 +799,12 @@ class Emitter {
       case OpKind::AdaptiveAvgPool2d:
       case OpKind::AdaptiveAvgPool3d:
         return call2("torch." + op, "F." + op, {x, ints_literal(a.get_ints("output_size"))});
+      // ATen's adaptive max pools return (values, indices); F's return the values alone.
+      case OpKind::AdaptiveMaxPool1d:
+      case OpKind::AdaptiveMaxPool2d:
+        if (script())
+          return call("torch." + op, {x, ints_literal(a.get_ints("output_size"))}) + "[0]";
+        return call("F." + op, {x, ints_literal(a.get_ints("output_size"))});
       case OpKind::BatchNorm: {
         // IR order: input, weight, bias[, running_mean, running_var]. Running stats are
         // detached copies: ATen updates them in place in training mode and gives them no

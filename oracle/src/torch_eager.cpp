@@ -380,6 +380,10 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::atanh(in[0]));
     case OpKind::Erfinv:
       return one(at::erfinv(in[0]));
+    case OpKind::Lgamma:
+      return one(at::lgamma(in[0]));
+    case OpKind::Digamma:
+      return one(at::digamma(in[0]));
     case OpKind::Isnan:
       return one(at::isnan(in[0]));
     case OpKind::Isinf:
@@ -573,6 +577,16 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
         return one(at::var(in[0], optional_dims(dims), correction, keepdim));
       return one(at::std(in[0], optional_dims(dims), correction, keepdim));
     }
+    case OpKind::VarMean:
+    case OpKind::StdMean: {
+      const auto dims = a.get_ints("dim", {});
+      const c10::optional<std::int64_t> correction = a.get_int("correction", 1);
+      const bool keepdim = a.get_bool("keepdim", false);
+      auto [spread, average] = node.op == OpKind::VarMean
+                                   ? at::var_mean(in[0], optional_dims(dims), correction, keepdim)
+                                   : at::std_mean(in[0], optional_dims(dims), correction, keepdim);
+      return {spread, average};
+    }
     case OpKind::Logsumexp:
       return one(at::logsumexp(in[0], a.get_ints("dim"), a.get_bool("keepdim", false)));
     case OpKind::Amax:
@@ -642,6 +656,26 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::smooth_l1_loss(in[0], in[1], loss_reduction(a), a.get_float("beta", 1.0)));
     case OpKind::HuberLoss:
       return one(at::huber_loss(in[0], in[1], loss_reduction(a), a.get_float("delta", 1.0)));
+    // torch.nn.functional's calls: nll_loss_nd takes any number of trailing dims.
+    case OpKind::NllLoss:
+      return one(at::nll_loss_nd(in[0], in[1], optional_input(in, 2), loss_reduction(a),
+                                 a.get_int("ignore_index", -100)));
+    case OpKind::CrossEntropyLoss:
+      return one(at::cross_entropy_loss(in[0], in[1], optional_input(in, 2), loss_reduction(a),
+                                        a.get_int("ignore_index", -100),
+                                        a.get_float("label_smoothing", 0.0)));
+    case OpKind::BinaryCrossEntropyWithLogits:
+      return one(at::binary_cross_entropy_with_logits(in[0], in[1], optional_input(in, 2),
+                                                      optional_input(in, 3), loss_reduction(a)));
+    case OpKind::KlDiv: {
+      // torch.nn.functional's "batchmean": the sum over the batch size.
+      const bool log_target = a.get_bool("log_target", false);
+      if (a.get_string("reduction", "mean") == "batchmean") {
+        at::Tensor total = at::kl_div(in[0], in[1], at::Reduction::Sum, log_target);
+        return one(in[0].dim() == 0 ? total : total / in[0].size(0));
+      }
+      return one(at::kl_div(in[0], in[1], loss_reduction(a), log_target));
+    }
     case OpKind::Addmm:
       return one(at::addmm(in[0], in[1], in[2], multiplier(a.get_float("beta", 1.0)),
                            multiplier(a.get_float("alpha", 1.0))));
@@ -695,6 +729,10 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::adaptive_avg_pool2d(in[0], a.get_ints("output_size")));
     case OpKind::AdaptiveAvgPool3d:
       return one(at::adaptive_avg_pool3d(in[0], a.get_ints("output_size")));
+    case OpKind::AdaptiveMaxPool1d:
+      return one(std::get<0>(at::adaptive_max_pool1d(in[0], a.get_ints("output_size"))));
+    case OpKind::AdaptiveMaxPool2d:
+      return one(std::get<0>(at::adaptive_max_pool2d(in[0], a.get_ints("output_size"))));
     case OpKind::BatchNorm: {
       // IR order: input, weight, bias[, running_mean, running_var]. Running stats are detached
       // copies: ATen updates them in place in training mode and gives them no gradient.

@@ -771,6 +771,18 @@ TEST(JudgeRootCauses, EveryEagerRefusingInItsOwnWordsSharesTheGap) {
   f.results.push_back(as_path(f.torch(), "torch2-libtorch"));
   Verdict verdict = f.verdict();
   EXPECT_FALSE(verdict.bug()) << describe(verdict);
+  // A backward's refusal: the C++ path names the phase, the Python path does not (seed 1208,
+  // 1.13's bfloat16 hardshrink backward).
+  const std::string backward_refusal = "\"hardshrink_backward_cpu\" not implemented for 'BFloat16'";
+  Fixture b;
+  b.torch().outcome = Outcome::Exception;
+  b.torch().calls.clear();
+  b.torch().message = "backward: " + backward_refusal;
+  b.results.push_back(as_path(b.torch(), "python"));
+  b.results.back().message = "python: RuntimeError: " + backward_refusal;
+  verdict = b.verdict();
+  EXPECT_FALSE(verdict.bug()) << describe(verdict);
+  EXPECT_EQ(verdict.unsupported.size(), 1u);
   // torch2-libtorch alone (no eager path of any PyTorch ran) is the eager of its PyTorch.
   Fixture g;
   g.torch().backend = "torch2-libtorch";

@@ -835,6 +835,29 @@ std::vector<OpCase> every_op_cases() {
          Attributes().set("reduction", std::string("none")).set("beta", 0.5));
   binary(OpKind::HuberLoss, random({3, 4}, 236, -3, 3), random({3, 4}, 237),
          Attributes().set("delta", 1.5));
+  unary(OpKind::Lgamma, 0.2, 4.0);
+  unary(OpKind::Digamma, 0.2, 4.0);
+  on(OpKind::VarMean, random({3, 4}, 240), Attributes().set("dim", Ints{1}).set("correction", 0));
+  on(OpKind::StdMean, random({2, 3, 2}, 241), Attributes().set("keepdim", true));
+  add("nll_loss", [](Builder& b) {
+    b.output(b.op(OpKind::NllLoss,
+                  {b.input("x", random({4, 3}, 242)),
+                   b.input("t", tensor(std::vector<std::int64_t>{2, 0, 1, 2}))},
+                  Attributes().set("ignore_index", 1)));
+  });
+  add("cross_entropy_loss", [](Builder& b) {
+    b.output(b.op(OpKind::CrossEntropyLoss,
+                  {b.input("x", random({2, 3, 2}, 243)),
+                   b.input("t", tensor(std::vector<std::int64_t>{2, 0, 1, 1}).reshape({2, 2}))},
+                  Attributes().set("reduction", std::string("sum")).set("label_smoothing", 0.2)));
+  });
+  binary(OpKind::BinaryCrossEntropyWithLogits, random({3, 4}, 244, -3, 3),
+         random({3, 4}, 245, 0.1, 0.9));
+  binary(OpKind::KlDiv, random({3, 4}, 246, -3, 0), random({3, 4}, 247, 0.1, 0.9),
+         Attributes().set("reduction", std::string("batchmean")));
+  on(OpKind::AdaptiveMaxPool1d, random({2, 3, 7}, 248), Attributes().set("output_size", Ints{3}));
+  on(OpKind::AdaptiveMaxPool2d, random({1, 2, 5, 6}, 249),
+     Attributes().set("output_size", Ints{2, 4}));
   add("scatter", [](Builder& b) {
     b.output(b.op(
         OpKind::Scatter,

@@ -235,8 +235,12 @@ bool fold_cases(Sweep& s, ir::OpKind op);
 bool pointwise_cases(Sweep& s, ir::OpKind op);
 // The cases of dot, mv, outer, trace and baddbmm (op_cases_products.cpp); false for other ops.
 bool product_cases(Sweep& s, ir::OpKind op);
-// The cases of logcumsumexp, cummax, cummin, mse_loss, l1_loss, smooth_l1_loss and huber_loss
+// The cases of logcumsumexp, cummax, cummin, mse_loss, l1_loss, smooth_l1_loss, huber_loss,
+// nll_loss, cross_entropy_loss, binary_cross_entropy_with_logits and kl_div
 // (op_cases_scans_losses.cpp); false for other ops.
 bool scan_loss_cases(Sweep& s, ir::OpKind op);
+// The cases of adaptive_max_pool1d and adaptive_max_pool2d (op_cases_adaptive_max.cpp); false
+// for other ops.
+bool adaptive_max_cases(Sweep& s, ir::OpKind op);
 
 }  // namespace weft::testing::sweep

@@ -344,7 +344,9 @@ void reduce(Sweep& s, OpKind op) {
       break;
     }
     case OpKind::Var:
-    case OpKind::Std: {
+    case OpKind::Std:
+    case OpKind::VarMean:
+    case OpKind::StdMean: {
       s.add("all", {in("x", v.distinct({2, 3, 4}))});
       s.add("dim1", {in("x", v.distinct({3, 4}))}, attrs().set("dim", Ints{1}));
       s.add("correction0", {in("x", v.distinct({3, 4}))},
@@ -1080,6 +1082,8 @@ void edge_cases(Sweep& s, OpKind op) {
       break;
     case OpKind::Var:
     case OpKind::Std:
+    case OpKind::VarMean:
+    case OpKind::StdMean:
       add_convention(s, "no_degrees_of_freedom", {in("x", v.distinct({3, 1}))},
                      attrs().set("dim", Ints{1}));
       break;
@@ -1230,11 +1234,12 @@ void family_cases(Sweep& s, OpKind op) {
 std::vector<OpCase> op_cases(OpKind op, Dtype float_dtype) {
   Sweep s(op, float_dtype);
   // op_cases_math.cpp, op_cases_order.cpp, op_cases_accumulate.cpp, op_cases_pool3d.cpp,
-  // op_cases_distance.cpp, op_cases_fold.cpp, op_cases_pointwise.cpp, op_cases_products.cpp
-  // and op_cases_scans_losses.cpp first
+  // op_cases_distance.cpp, op_cases_fold.cpp, op_cases_pointwise.cpp, op_cases_products.cpp,
+  // op_cases_scans_losses.cpp and op_cases_adaptive_max.cpp first
   if (!math_cases(s, op) && !order_cases(s, op) && !accumulate_cases(s, op) &&
       !pool3d_cases(s, op) && !distance_cases(s, op) && !fold_cases(s, op) &&
-      !pointwise_cases(s, op) && !product_cases(s, op) && !scan_loss_cases(s, op)) {
+      !pointwise_cases(s, op) && !product_cases(s, op) && !scan_loss_cases(s, op) &&
+      !adaptive_max_cases(s, op)) {
     family_cases(s, op);
   }
   edge_cases(s, op);

@@ -1,10 +1,10 @@
 // The op sweep's cases of the elementwise math of the Core ATen opset: rounding and special
-// functions (trunc, frac, log1p, expm1, log10, exp2, asinh, acosh, atanh, erfinv, isnan,
-// isinf, isfinite, signbit, square, erfc, sinc, deg2rad, rad2deg), the piecewise and composite
-// activations (hardswish, hardsigmoid, relu6, mish, selu, celu, softsign, logsigmoid, tanhshrink,
-// threshold, hardshrink, softshrink) and the two-argument math (atan2, hypot, logaddexp, fmod,
-// remainder), and the bitwise ops of integers and bools. Values stay inside each op's smooth domain
-// and away from its kinks and jumps; the edge cases put them on them.
+// functions (trunc, frac, log1p, expm1, log10, exp2, asinh, acosh, atanh, erfinv, lgamma, digamma,
+// isnan, isinf, isfinite, signbit, square, erfc, sinc, deg2rad, rad2deg), the piecewise and
+// composite activations (hardswish, hardsigmoid, relu6, mish, selu, celu, softsign, logsigmoid,
+// tanhshrink, threshold, hardshrink, softshrink) and the two-argument math (atan2, hypot,
+// logaddexp, fmod, remainder), and the bitwise ops of integers and bools. Values stay inside each
+// op's smooth domain and away from its kinks and jumps; the edge cases put them on them.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -80,6 +80,19 @@ bool unary(Sweep& s, OpKind op) {
       shapes(s, "", uniform(-0.9, 0.9));
       ints(-1, 1);
       add_convention(s, "at_one", {in("x", doubles({1.0, -1.0, 0.5, 1.5}, {4}))});
+      return true;
+    case OpKind::Lgamma:
+    case OpKind::Digamma:
+      shapes(s, "", uniform(0.3, 5.0));
+      ints(1, 5);
+      // Between the poles, where the reflection formula takes over.
+      s.add("negative", {in("x", v.uniform({2, 3}, -2.8, -2.2))});
+      // The poles (lgamma: inf; digamma: -inf at +0, inf at -0, NaN at the negative integers).
+      // digamma's slope at a negative integer is whatever sin(pi x) rounds to (1e32 in double,
+      // 1e15 in float): only its poles at 0 are compared.
+      add_convention(s, "poles",
+                     {in("x", op == OpKind::Lgamma ? doubles({0.0, -0.0, -1.0, -3.0, 1.0, 2.0}, {6})
+                                                   : doubles({0.0, -0.0, 1.0, 2.0}, {4}))});
       return true;
     case OpKind::Square:
       shapes(s, "", uniform(-3.0, 3.0));

@@ -1,12 +1,18 @@
-// The op sweep's cases of logcumsumexp, cummax, cummin and the regression losses (mse_loss,
-// l1_loss, smooth_l1_loss, huber_loss). cummax and cummin take distinct values (a tie names
+// The op sweep's cases of logcumsumexp, cummax, cummin and the losses (mse_loss, l1_loss,
+// smooth_l1_loss, huber_loss, nll_loss, cross_entropy_loss, binary_cross_entropy_with_logits,
+// kl_div). cummax and cummin take distinct values (a tie names
 // the last position, which the gradient follows: a case of its own, judged by the torch sweep
 // alone), a NaN that takes over the running value, integers and bool; logcumsumexp large
 // values (the stable form) and -inf; the losses each reduction, differences on both sides of
-// beta and delta, and an empty input (mean of nothing is NaN).
+// beta and delta, and an empty input (mean of nothing is NaN). nll_loss and cross_entropy_loss:
+// scores of rank 1, 2 and 4, an ignored class (and every target ignored: NaN for "mean"),
+// label smoothing, and a batch of none. binary_cross_entropy_with_logits: soft and hard targets;
+// kl_div: each reduction (with "batchmean"), log_target, targets away from 0 (there 1.13's own
+// target gradient is 0, 2.x's composite one NaN).
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "support/op_case_sweep.h"
 
@@ -82,6 +88,75 @@ void losses(Sweep& s, OpKind op) {
   }
 }
 
+void classification_losses(Sweep& s, OpKind op) {
+  auto& v = s.v;
+  const bool cross_entropy = op == OpKind::CrossEntropyLoss;
+  for (const char* reduction : {"none", "mean", "sum"}) {
+    const Attributes a = attrs().set("reduction", std::string(reduction));
+    s.add(std::string(reduction),
+          {in("x", v.uniform({4, 5}, -3.0, 1.0)), in("target", v.ints({4}, 0, 4))}, a);
+    s.add(std::string(reduction) + "/ignored_class",
+          {in("x", v.uniform({6, 3}, -3.0, 1.0)), in("target", int64s({0, 2, 1, 2, 2, 0}, {6}))},
+          attrs().set("reduction", std::string(reduction)).set("ignore_index", 2));
+  }
+  s.add("rank1", {in("x", v.uniform({5}, -3.0, 1.0)), in("target", int64s({3}, {}))});
+  s.add("rank4_sum",
+        {in("x", v.uniform({2, 3, 2, 2}, -3.0, 1.0)), in("target", v.ints({2, 2, 2}, 0, 2))},
+        attrs().set("reduction", std::string("sum")));
+  // 0 / 0: NaN with a zero gradient (no finite differences of a NaN; the torch sweep checks it).
+  s.add("all_ignored_mean",
+        {in("x", v.uniform({3, 4}, -3.0, 1.0)), in("target", int64s({1, 1, 1}, {3}))},
+        attrs().set("ignore_index", 1))
+      .fd_check = false;
+  s.add("size0_mean", {in("x", v.uniform({0, 4})), in("target", v.ints({0}, 0, 3))});
+  s.add("one_class", {in("x", v.uniform({3, 1})), in("target", v.ints({3}, 0, 0))},
+        attrs().set("reduction", std::string("none")));
+  if (cross_entropy) {
+    for (const char* reduction : {"none", "mean", "sum"}) {
+      s.add(std::string(reduction) + "/label_smoothing",
+            {in("x", v.uniform({4, 6}, -2.0, 2.0)), in("target", int64s({5, 0, 3, 5}, {4}))},
+            attrs()
+                .set("reduction", std::string(reduction))
+                .set("ignore_index", 3)
+                .set("label_smoothing", 0.3));
+    }
+    s.add("rank3_label_smoothing",
+          {in("x", v.uniform({2, 4, 3}, -2.0, 2.0)), in("target", v.ints({2, 3}, 0, 3))},
+          attrs().set("label_smoothing", 0.1));
+  }
+}
+
+void divergences(Sweep& s, OpKind op) {
+  auto& v = s.v;
+  const bool kl = op == OpKind::KlDiv;
+  std::vector<std::string> reductions = {"none", "mean", "sum"};
+  if (kl) reductions.push_back("batchmean");
+  for (const std::string& reduction : reductions) {
+    const Attributes a = attrs().set("reduction", reduction);
+    const Tensor self = kl ? v.uniform({3, 4}, -3.0, 0.0) : v.uniform({3, 4}, -3.0, 3.0);
+    s.add(reduction, {in("x", self), in("target", v.uniform({3, 4}, 0.05, 0.95))}, a);
+    if (kl) {
+      s.add(reduction + "/log_target", {in("x", self), in("target", v.uniform({3, 4}, -3.0, 0.0))},
+            attrs().set("reduction", reduction).set("log_target", true));
+    }
+  }
+  s.add("rank0", {in("x", v.uniform({})), in("target", v.uniform({}, 0.1, 0.9))});
+  s.add("rank3_sum", {in("x", v.uniform({2, 3, 2})), in("target", v.uniform({2, 3, 2}, 0.1, 0.9))},
+        attrs().set("reduction", std::string("sum")));
+  s.add("size0_mean", {in("x", v.uniform({0, 3})), in("target", v.uniform({0, 3}, 0.1, 0.9))});
+  if (kl) {
+    s.add("rank0_batchmean", {in("x", v.uniform({})), in("target", v.uniform({}, 0.1, 0.9))},
+          attrs().set("reduction", std::string("batchmean")));
+  } else {
+    s.add("hard_targets", {in("x", v.uniform({2, 3}, -3.0, 3.0)),
+                           in("target", doubles({0.0, 1.0, 1.0, 0.0, 0.0, 1.0}, {2, 3}))});
+    s.add("large_logits",
+          {in("x", doubles({30.0, -30.0, 80.0, -80.0}, {4})),
+           in("target", doubles({0.25, 0.75, 0.5, 0.5}, {4}))},
+          attrs().set("reduction", std::string("none")));
+  }
+}
+
 }  // namespace
 
 bool scan_loss_cases(Sweep& s, OpKind op) {
@@ -98,6 +173,14 @@ bool scan_loss_cases(Sweep& s, OpKind op) {
     case OpKind::SmoothL1Loss:
     case OpKind::HuberLoss:
       losses(s, op);
+      return true;
+    case OpKind::NllLoss:
+    case OpKind::CrossEntropyLoss:
+      classification_losses(s, op);
+      return true;
+    case OpKind::BinaryCrossEntropyWithLogits:
+    case OpKind::KlDiv:
+      divergences(s, op);
       return true;
     default:
       return false;

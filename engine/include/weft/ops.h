@@ -57,6 +57,9 @@ Tensor isfinite(const Tensor& x);  // bool
 Tensor signbit(const Tensor& x);   // bool: the sign bit, so -0.0 is negative
 // log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given.
 Tensor logit(const Tensor& x, std::optional<double> eps = std::nullopt);
+// log |Gamma(x)| and its derivative, digamma (poles at 0 and the negative integers: inf, NaN).
+Tensor lgamma(const Tensor& x);
+Tensor digamma(const Tensor& x);
 // NaN, +inf, -inf replaced (by 0 and the dtype's largest and lowest finite values by default).
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan = std::nullopt,
                   std::optional<double> posinf = std::nullopt,
@@ -167,6 +170,11 @@ Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt,
 Tensor var(const Tensor& x, IntList dims = {}, std::int64_t correction = 1, bool keepdim = false);
 Tensor std(const Tensor& x, IntList dims = {}, std::int64_t correction = 1, bool keepdim = false);
 Tensor logsumexp(const Tensor& x, IntList dims, bool keepdim = false);
+// (var, mean) and (std, mean) of the same dims in one call.
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntList dims = {}, std::int64_t correction = 1,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntList dims = {}, std::int64_t correction = 1,
+                                    bool keepdim = false);
 
 // ---- reductions without indices (ops/reduce_any.cpp) ----
 Tensor amax(const Tensor& x, IntList dims = {}, bool keepdim = false);
@@ -238,6 +246,27 @@ Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, std::string_view
 // 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta): smooth_l1_loss times beta.
 Tensor huber_loss(const Tensor& self, const Tensor& target, std::string_view reduction = "mean",
                   double delta = 1.0);
+// Classification losses: self holds scores of C classes ([C], [N, C] or [N, C, d...]), target
+// int64 class indices of self's shape without the class dim; a target equal to ignore_index
+// adds nothing and is not counted by "mean", which divides by the summed class weights of the
+// counted targets (weight: [C], optional). nll_loss takes self as log-probabilities;
+// cross_entropy_loss takes its log_softmax first, and label_smoothing mixes in the uniform
+// distribution over the classes.
+Tensor nll_loss(const Tensor& self, const Tensor& target, std::string_view reduction = "mean",
+                std::int64_t ignore_index = -100, const Tensor& weight = Tensor());
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target,
+                          std::string_view reduction = "mean", std::int64_t ignore_index = -100,
+                          double label_smoothing = 0.0, const Tensor& weight = Tensor());
+// (1 - target) self - log_weight log_sigmoid(self), log_weight = (pos_weight - 1) target + 1,
+// times weight (both optional, broadcast): binary cross entropy of logits, target in [0, 1].
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target,
+                                        std::string_view reduction = "mean",
+                                        const Tensor& weight = Tensor(),
+                                        const Tensor& pos_weight = Tensor());
+// target (log target - self), or exp(target) (target - self) when the target is given as a log;
+// 0 where a target (not given as a log) is 0.
+Tensor kl_div(const Tensor& self, const Tensor& target, std::string_view reduction = "mean",
+              bool log_target = false);
 
 // ---- pooling (ops/pool.cpp); an empty stride means stride = kernel_size ----
 Tensor max_pool1d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
@@ -249,6 +278,9 @@ Tensor avg_pool1d(const Tensor& x, IntList kernel_size, IntList stride = {}, Int
 Tensor avg_pool2d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
                   bool ceil_mode = false, bool count_include_pad = true);
 Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size);
+// The max of each adaptive window (F.adaptive_max_pool1d/2d's values).
+Tensor adaptive_max_pool1d(const Tensor& x, IntList output_size);
+Tensor adaptive_max_pool2d(const Tensor& x, IntList output_size);
 // 3-D pools over [N, C, T, H, W] or [C, T, H, W] (ops/pool3d.cpp).
 Tensor max_pool3d(const Tensor& x, IntList kernel_size, IntList stride = {}, IntList padding = {0},
                   IntList dilation = {1}, bool ceil_mode = false);

@@ -113,6 +113,10 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(atanh(in[0]));
     case OpKind::Erfinv:
       return one(erfinv(in[0]));
+    case OpKind::Lgamma:
+      return one(lgamma(in[0]));
+    case OpKind::Digamma:
+      return one(digamma(in[0]));
     case OpKind::Isnan:
       return one(isnan(in[0]));
     case OpKind::Isinf:
@@ -306,6 +310,16 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(cumprod(in[0], a.get_int("dim")));
     case OpKind::Logcumsumexp:
       return one(logcumsumexp(in[0], a.get_int("dim")));
+    case OpKind::VarMean: {
+      auto [spread, average] = var_mean(in[0], a.get_ints("dim", {}), a.get_int("correction", 1),
+                                        a.get_bool("keepdim", false));
+      return {spread, average};
+    }
+    case OpKind::StdMean: {
+      auto [spread, average] = std_mean(in[0], a.get_ints("dim", {}), a.get_int("correction", 1),
+                                        a.get_bool("keepdim", false));
+      return {spread, average};
+    }
     case OpKind::Cummax: {
       auto [values, indices] = cummax(in[0], a.get_int("dim"));
       return {values, indices};
@@ -355,6 +369,19 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
     case OpKind::HuberLoss:
       return one(
           huber_loss(in[0], in[1], a.get_string("reduction", "mean"), a.get_float("delta", 1.0)));
+    case OpKind::NllLoss:
+      return one(nll_loss(in[0], in[1], a.get_string("reduction", "mean"),
+                          a.get_int("ignore_index", -100), optional_input(in, 2)));
+    case OpKind::CrossEntropyLoss:
+      return one(cross_entropy_loss(in[0], in[1], a.get_string("reduction", "mean"),
+                                    a.get_int("ignore_index", -100),
+                                    a.get_float("label_smoothing", 0.0), optional_input(in, 2)));
+    case OpKind::BinaryCrossEntropyWithLogits:
+      return one(binary_cross_entropy_with_logits(in[0], in[1], a.get_string("reduction", "mean"),
+                                                  optional_input(in, 2), optional_input(in, 3)));
+    case OpKind::KlDiv:
+      return one(
+          kl_div(in[0], in[1], a.get_string("reduction", "mean"), a.get_bool("log_target", false)));
     case OpKind::Conv1d:
     case OpKind::Conv2d: {
       const auto stride = a.get_ints("stride", {1});
@@ -402,6 +429,10 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(adaptive_avg_pool2d(in[0], a.get_ints("output_size")));
     case OpKind::AdaptiveAvgPool3d:
       return one(adaptive_avg_pool3d(in[0], a.get_ints("output_size")));
+    case OpKind::AdaptiveMaxPool1d:
+      return one(adaptive_max_pool1d(in[0], a.get_ints("output_size")));
+    case OpKind::AdaptiveMaxPool2d:
+      return one(adaptive_max_pool2d(in[0], a.get_ints("output_size")));
     case OpKind::BatchNorm:
       // IR order: input, weight, bias[, running_mean, running_var]. The running stats are
       // cloned so that executing a graph never mutates the caller's values.

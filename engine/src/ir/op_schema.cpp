@@ -101,6 +101,8 @@ OpSchema make_schema(OpKind op) {
     case K::Acosh:
     case K::Atanh:
     case K::Erfinv:
+    case K::Lgamma:
+    case K::Digamma:
     case K::Isnan:
     case K::Isinf:
     case K::Square:
@@ -238,6 +240,10 @@ OpSchema make_schema(OpKind op) {
                    {ints_attr("dim", {}), int_attr("correction", 1), bool_attr("keepdim", false)});
     case K::Logsumexp:
       return unary(op, "reduce", {required("dim", AttrType::IntList), bool_attr("keepdim", false)});
+    case K::VarMean:
+    case K::StdMean:  // outputs: var (std), mean
+      return row(op, "reduce", {"self"},
+                 {ints_attr("dim", {}), int_attr("correction", 1), bool_attr("keepdim", false)}, 2);
 
     case K::Amax:
     case K::Amin:
@@ -300,6 +306,23 @@ OpSchema make_schema(OpKind op) {
       return row(op, "loss", {"self", "target"}, {reduction_attr(), float_attr("beta", 1.0)});
     case K::HuberLoss:
       return row(op, "loss", {"self", "target"}, {reduction_attr(), float_attr("delta", 1.0)});
+    // Class weights [C] (and pos_weight) are optional inputs, after the operands.
+    case K::NllLoss:
+      return with_optional_inputs(row(op, "loss", {"self", "target", "weight"},
+                                      {reduction_attr(), int_attr("ignore_index", -100)}),
+                                  2);
+    case K::CrossEntropyLoss:
+      return with_optional_inputs(row(op, "loss", {"self", "target", "weight"},
+                                      {reduction_attr(), int_attr("ignore_index", -100),
+                                       float_attr("label_smoothing", 0.0)}),
+                                  2);
+    case K::BinaryCrossEntropyWithLogits:
+      return with_optional_inputs(
+          row(op, "loss", {"self", "target", "weight", "pos_weight"}, {reduction_attr()}), 2);
+    case K::KlDiv:  // torch.nn.functional's "batchmean" too: the sum over the batch size
+      return row(op, "loss", {"self", "target"},
+                 {string_attr("reduction", "mean", {"none", "mean", "sum", "batchmean"}),
+                  bool_attr("log_target", false)});
     case K::Pdist:
       return unary(op, "distance", {float_attr("p", 2.0)});
 
@@ -326,6 +349,8 @@ OpSchema make_schema(OpKind op) {
                     bool_attr("count_include_pad", true)});
     case K::AdaptiveAvgPool2d:
     case K::AdaptiveAvgPool3d:
+    case K::AdaptiveMaxPool1d:
+    case K::AdaptiveMaxPool2d:
       return unary(op, "pool", {required("output_size", AttrType::IntList)});
 
     case K::BatchNorm:

@@ -351,9 +351,13 @@ class Validator {
         break;
       }
       case OpKind::AdaptiveAvgPool2d:
-      case OpKind::AdaptiveAvgPool3d: {
+      case OpKind::AdaptiveAvgPool3d:
+      case OpKind::AdaptiveMaxPool1d:
+      case OpKind::AdaptiveMaxPool2d: {
         const auto& size = attrs.get_ints("output_size");
-        const std::size_t want = op == OpKind::AdaptiveAvgPool2d ? 2 : 3;
+        const std::size_t want = op == OpKind::AdaptiveMaxPool1d   ? 1
+                                 : op == OpKind::AdaptiveAvgPool3d ? 3
+                                                                   : 2;
         if (size.size() != want) {
           fail(n, attrs_field + "/output_size", where,
                "attribute 'output_size': expected " + std::to_string(want) + " sizes, got " +

@@ -128,6 +128,75 @@ Tensor max_pool_planes(const Tensor& x0, const Pool2d& p) {
   return out;
 }
 
+// Adaptive max pooling of x: [..., H, W] into [..., Ho, Wo] over adaptive windows; the first
+// maximum of each window (a NaN wins), its flat index kept for the backward.
+Tensor adaptive_max_planes(const Tensor& x0, std::int64_t Ho, std::int64_t Wo, const char* node) {
+  const Tensor x = x0.contiguous();
+  const std::int64_t H = x.size(-2), W = x.size(-1);
+  const Windows wh = adaptive_windows(H, Ho);
+  const Windows ww = adaptive_windows(W, Wo);
+  const std::int64_t planes = leading_planes(x);
+  Tensor out = empty(with_last_two(x, Ho, Wo), dtype(x.dtype()));
+  Tensor indices = empty(out.sizes(), dtype(Dtype::Int64));
+  kernels::dispatch_floating(x.dtype(), "adaptive_max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xd = x.data<T>();
+    T* od = out.data<T>();
+    std::int64_t* id = indices.data<std::int64_t>();
+    parallel_for(0, planes, kPlaneGrain, [&](std::int64_t p0, std::int64_t p1) {
+      for (std::int64_t pl = p0; pl < p1; ++pl) {
+        const T* in = xd + pl * H * W;
+        for (std::int64_t oh = 0; oh < Ho; ++oh) {
+          for (std::int64_t ow = 0; ow < Wo; ++ow) {
+            const std::int64_t h0 = wh.start[static_cast<std::size_t>(oh)];
+            const std::int64_t w0 = ww.start[static_cast<std::size_t>(ow)];
+            std::int64_t best = h0 * W + w0;
+            T best_val = in[best];
+            for (std::int64_t ih = h0; ih < wh.end[static_cast<std::size_t>(oh)]; ++ih) {
+              for (std::int64_t iw = w0; iw < ww.end[static_cast<std::size_t>(ow)]; ++iw) {
+                const T v = in[ih * W + iw];
+                if (v > best_val || v != v) {
+                  best_val = v;
+                  best = ih * W + iw;
+                }
+              }
+            }
+            od[(pl * Ho + oh) * Wo + ow] = best_val;
+            id[(pl * Ho + oh) * Wo + ow] = best;
+          }
+        }
+      }
+    });
+  });
+  const Shape in_shape = x.sizes();
+  autograd::record_function(node, {x0}, {out}, {indices},
+                            [in_shape](const Grads& g, const Saved& s) {
+                              return Grads{max_scatter(g[0], s[0], in_shape, 2)};
+                            });
+  return out;
+}
+
+// ATen's checks of an adaptive pool's input: 2 or 3 dims (1-D), 3 or 4 (2-D), nothing empty but
+// the batch.
+void check_adaptive_input(const Tensor& x, int spatial, const char* name) {
+  if (x.dim() != spatial + 1 && x.dim() != spatial + 2) {
+    throw Error(std::string(name) + "(): Expected " + std::to_string(spatial + 1) + "D or " +
+                std::to_string(spatial + 2) + "D tensor, but got " + shape_str(x.sizes()));
+  }
+  for (std::int64_t d = 1; d < x.dim(); ++d) {
+    if (x.size(d) == 0) {
+      throw Error(std::string(name) +
+                  "(): Expected input to have non-zero size for non-batch dimensions, but input "
+                  "has sizes " +
+                  shape_str(x.sizes()) + " with dimension " + std::to_string(d) + " being empty");
+    }
+  }
+  if (!x.is_floating_point()) {
+    throw Error(std::string("\"adaptive_max_pool2d\" not implemented for '") +
+                torch_scalar_type_name(x.dtype()) + "'");
+  }
+}
+
 // ---- average pooling ----
 
 Tensor avg_adjoint(const Tensor& g, const Windows& wh, const Windows& ww, const Shape& in_shape,
@@ -546,6 +615,35 @@ Tensor adaptive_avg_pool2d(const Tensor& x, IntList output_size) {
   check_avg_dtype(x, "adaptive_avg_pool2d");
   return avg_apply(x, adaptive_windows(x.size(-2), oh), adaptive_windows(x.size(-1), ow),
                    "AdaptiveAvgPool2D");
+}
+
+// The max of adaptive windows ([floor(o * in / out), ceil((o + 1) * in / out))), the values of
+// F.adaptive_max_pool1d/2d (their return_indices=False).
+Tensor adaptive_max_pool2d(const Tensor& x, IntList output_size) {
+  WEFT_TRACE_OP(AdaptiveMaxPool2d, (x),
+                ir::Attributes().set("output_size", ops_detail::to_ints(output_size)),
+                adaptive_max_pool2d(x, output_size));
+  if (output_size.size() != 2) {
+    throw Error("adaptive_max_pool2d(): internal error: output_size.size() must be 2");
+  }
+  check_adaptive_input(x, 2, "adaptive_max_pool2d");
+  if (output_size[0] < 0 || output_size[1] < 0) {
+    throw Error("adaptive_max_pool2d: elements of output_size must be greater than or equal to 0");
+  }
+  return adaptive_max_planes(x, output_size[0], output_size[1], "AdaptiveMaxPool2DBackward0");
+}
+
+Tensor adaptive_max_pool1d(const Tensor& x, IntList output_size) {
+  WEFT_TRACE_OP(AdaptiveMaxPool1d, (x),
+                ir::Attributes().set("output_size", ops_detail::to_ints(output_size)),
+                adaptive_max_pool1d(x, output_size));
+  if (output_size.size() != 1) {
+    throw Error("adaptive_max_pool1d: 'output_size' should contain one int");
+  }
+  check_adaptive_input(x, 1, "adaptive_max_pool1d");
+  // ATen runs it as the 2-D pool of a unit height.
+  return adaptive_max_planes(x.unsqueeze(-2), 1, output_size[0], "AdaptiveMaxPool2DBackward0")
+      .squeeze({-2});
 }
 
 }  // namespace weft

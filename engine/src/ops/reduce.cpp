@@ -13,6 +13,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 #include "kernels/dispatch.h"
@@ -516,6 +517,33 @@ Tensor std(const Tensor& x, IntList dims, std::int64_t correction, bool keepdim)
                     .set("keepdim", keepdim),
                 weft::std(x, dims, correction, keepdim));
   return var_or_std("StdBackward0", x, dims, correction, keepdim, true);
+}
+
+// var_mean and std_mean: the two reductions of one call, each with its own gradient (PyTorch's
+// var_mean_backward adds the var (std) part and the mean part). mean takes the dims as given
+// (none: all), and the checks are var's, which come first in ATen.
+std::tuple<Tensor, Tensor> var_mean(const Tensor& x, IntList dims, std::int64_t correction,
+                                    bool keepdim) {
+  WEFT_TRACE_OP(VarMean, (x),
+                ir::Attributes()
+                    .set("dim", ops_detail::to_ints(dims))
+                    .set("correction", correction)
+                    .set("keepdim", keepdim),
+                var_mean(x, dims, correction, keepdim));
+  Tensor spread = var_or_std("VarMeanBackward0", x, dims, correction, keepdim, false);
+  return {spread, mean(x, dims, keepdim)};
+}
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& x, IntList dims, std::int64_t correction,
+                                    bool keepdim) {
+  WEFT_TRACE_OP(StdMean, (x),
+                ir::Attributes()
+                    .set("dim", ops_detail::to_ints(dims))
+                    .set("correction", correction)
+                    .set("keepdim", keepdim),
+                std_mean(x, dims, correction, keepdim));
+  Tensor spread = var_or_std("StdMeanBackward0", x, dims, correction, keepdim, true);
+  return {spread, mean(x, dims, keepdim)};
 }
 
 Tensor logsumexp(const Tensor& x0, IntList dims_in, bool keepdim) {

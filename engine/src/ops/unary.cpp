@@ -94,6 +94,64 @@ double erfinv_double(double y) {
   }
   return x;
 }
+
+// digamma (psi) in double, with ATen's values at the poles: -inf at +0 and +inf at -0
+// (copysign(inf, -x)), NaN at the negative integers. Negative x by reflection through the
+// fractional part (tan(pi r) is more accurate than tan(pi x)); x pushed up to 10 by the
+// recurrence psi(x) = psi(x + 1) - 1/x, then the asymptotic series in 1/x^2.
+double digamma_double(double x) {
+  if (x == 0) return std::copysign(std::numeric_limits<double>::infinity(), -x);
+  if (x < 0) {
+    if (x == std::trunc(x)) return std::numeric_limits<double>::quiet_NaN();
+    double whole = 0;
+    const double fraction = std::modf(x, &whole);
+    return digamma_double(1 - x) - kPi / std::tan(kPi * fraction);
+  }
+  double result = 0;
+  while (x < 10) {
+    result -= 1 / x;
+    x += 1;
+  }
+  // psi(x) ~ ln x - 1/(2x) - sum_k B_2k / (2k x^2k), Bernoulli numbers B_2 .. B_14.
+  constexpr double kSeries[] = {1.0 / 12,  -1.0 / 120,       1.0 / 252, -1.0 / 240,
+                                1.0 / 132, -691.0 / 32760.0, 1.0 / 12};
+  const double z = 1 / (x * x);
+  double tail = 0;
+  double power = z;
+  for (double c : kSeries) {
+    tail += c * power;
+    power *= z;
+  }
+  return result + std::log(x) - 0.5 / x - tail;
+}
+
+// trigamma (psi'), for digamma's gradient: reflection psi'(x) = pi^2 / sin^2(pi x) - psi'(1 - x)
+// below 1/2, the recurrence psi'(x) = psi'(x + 1) + 1/x^2 up to 10, then the asymptotic series.
+double trigamma_double(double x) {
+  double result = 0;
+  double sign = 1;
+  if (x < 0.5) {
+    const double s = std::sin(kPi * x);
+    result = kPi * kPi / (s * s);
+    sign = -1;
+    x = 1 - x;
+  }
+  double sum = 0;
+  while (x < 10) {
+    sum += 1 / (x * x);
+    x += 1;
+  }
+  // psi'(x) ~ 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1), Bernoulli numbers B_2 .. B_12.
+  constexpr double kSeries[] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730};
+  const double z = 1 / (x * x);
+  double power = z / x;
+  sum += 1 / x + z / 2;
+  for (double c : kSeries) {
+    sum += c * power;
+    power *= z;
+  }
+  return result + sign * sum;
+}
 }  // namespace
 
 Tensor neg(const Tensor& x) {
@@ -465,6 +523,27 @@ Tensor logit(const Tensor& x0, std::optional<double> eps) {
         return Grads{where(inside, g[0] / (v * (1.0 - v)), outside)};
       });
   return out;
+}
+
+// lgamma's gradient is digamma; digamma's is trigamma (polygamma(1, x)), computed where
+// PyTorch computes it, including its poles.
+Tensor lgamma(const Tensor& x) {
+  WEFT_TRACE_OP(Lgamma, (x), ir::Attributes(), lgamma(x));
+  return real_function(
+      x, "lgamma", "LgammaBackward0", [](auto v) { return std::lgamma(v); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return g * digamma(x); });
+}
+
+Tensor digamma(const Tensor& x) {
+  WEFT_TRACE_OP(Digamma, (x), ir::Attributes(), digamma(x));
+  return real_function(
+      x, "digamma", "DigammaBackward0",
+      [](auto v) { return static_cast<decltype(v)>(digamma_double(static_cast<double>(v))); },
+      [](const Tensor& g, const Tensor& x, const Tensor&) {
+        return g * kernels::map_floating(x, "polygamma", [](auto v) {
+                 return static_cast<decltype(v)>(trigamma_double(static_cast<double>(v)));
+               });
+      });
 }
 
 // NaN, +inf and -inf replaced by `nan` (0), `posinf` and `neginf` (the dtype's largest and

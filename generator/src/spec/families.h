@@ -12,19 +12,21 @@ namespace weft::gen {
 OpSpec unary_spec(ir::OpKind op);   // unary.cpp: unary math and activations (glu, prelu)
 OpSpec binary_spec(ir::OpKind op);  // binary.cpp: arithmetic, comparison, logic, where, lerp, addc*
 OpSpec reduce_spec(ir::OpKind op);  // reduce.cpp: reductions, scans, softmaxes, sorting
-OpSpec matmul_spec(ir::OpKind op);  // matmul.cpp: matmul, mm, bmm, linear, addmm, dot, mv, cdist, ...
-OpSpec conv_spec(ir::OpKind op);    // conv.cpp: conv1d, conv2d
-OpSpec fold_spec(ir::OpKind op);    // fold.cpp: im2col (F.unfold), col2im (F.fold)
-OpSpec pool_spec(ir::OpKind op);    // pool.cpp: max/avg pooling, adaptive pooling
-OpSpec norm_spec(ir::OpKind op);    // norm.cpp: batch/layer/group/instance norm, dropout, embedding
-OpSpec shape_spec(ir::OpKind op);   // shape.cpp: views and shape changes
+OpSpec matmul_spec(
+    ir::OpKind op);               // matmul.cpp: matmul, mm, bmm, linear, addmm, dot, mv, cdist, ...
+OpSpec conv_spec(ir::OpKind op);  // conv.cpp: conv1d, conv2d
+OpSpec fold_spec(ir::OpKind op);  // fold.cpp: im2col (F.unfold), col2im (F.fold)
+OpSpec pool_spec(ir::OpKind op);  // pool.cpp: max/avg pooling, adaptive pooling
+OpSpec norm_spec(ir::OpKind op);  // norm.cpp: batch/layer/group/instance norm, dropout, embedding
+OpSpec shape_spec(ir::OpKind op);    // shape.cpp: views and shape changes
 OpSpec reorder_spec(ir::OpKind op);  // reorder.cpp: flip, roll, repeat, diagonal, pixel_*
 OpSpec join_spec(ir::OpKind op);     // join.cpp: cat, stack, split, chunk, pad, tril, triu
-OpSpec index_spec(ir::OpKind op);  // index.cpp: gather, index_select, scatter*, index_add/_put
-OpSpec loss_spec(ir::OpKind op);   // loss.cpp: mse, l1, smooth_l1, huber
-OpSpec interpolate_spec(ir::OpKind op);  // interpolate.cpp
-OpSpec cast_spec(ir::OpKind op);         // cast.cpp: cast, contiguous
-OpSpec scalar_spec(ir::OpKind op);       // scalar.cpp: Python scalars as operands
+OpSpec index_spec(ir::OpKind op);    // index.cpp: gather, index_select, scatter*, index_add/_put
+OpSpec loss_spec(ir::OpKind op);     // loss.cpp: mse, l1, smooth_l1, huber
+OpSpec classification_loss_spec(ir::OpKind op);  // loss.cpp: nll, cross_entropy
+OpSpec interpolate_spec(ir::OpKind op);          // interpolate.cpp
+OpSpec cast_spec(ir::OpKind op);                 // cast.cpp: cast, contiguous
+OpSpec scalar_spec(ir::OpKind op);               // scalar.cpp: Python scalars as operands
 
 // Output dtype rules shared by the families (OpSpec::output_dtypes).
 namespace dtypes {

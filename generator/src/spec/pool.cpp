@@ -1,6 +1,6 @@
 // Pooling: max and average pooling over the last one, two or three dims of [N, C, *spatial]
-// (or unbatched [C, *spatial]) with PyTorch's pooling_output_shape, and adaptive average
-// pooling over two or three.
+// (or unbatched [C, *spatial]) with PyTorch's pooling_output_shape, adaptive average pooling
+// over two or three and adaptive max pooling over one or two.
 #include <algorithm>
 #include <string>
 
@@ -106,7 +106,7 @@ void pool_rule(B& b) {
 template <class B, int Dims>
 void adaptive_rule(B& b) {
   const int rank = b.rank(0);
-  b.require_that(rank == Dims + 1 || rank == Dims + 2, "adaptive_avg_pool: input rank");
+  b.require_that(rank == Dims + 1 || rank == Dims + 2, "adaptive pool: input rank");
   const auto x = b.data(0);
   for (int d = 1; d < rank; ++d) b.require(x[static_cast<std::size_t>(d)] >= 1);
   // The IR's schema wants every size spelled out (validate() refuses a single one).
@@ -149,6 +149,10 @@ OpSpec pool_spec(ir::OpKind op) {
       return pool(op, &adaptive_rule<Sampler, 2>, &adaptive_rule<Encoder, 2>, 2);
     case K::AdaptiveAvgPool3d:
       return pool(op, &adaptive_rule<Sampler, 3>, &adaptive_rule<Encoder, 3>, 3);
+    case K::AdaptiveMaxPool1d:
+      return pool(op, &adaptive_rule<Sampler, 1>, &adaptive_rule<Encoder, 1>, 1);
+    case K::AdaptiveMaxPool2d:
+      return pool(op, &adaptive_rule<Sampler, 2>, &adaptive_rule<Encoder, 2>, 2);
     default:
       break;
   }

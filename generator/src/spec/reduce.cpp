@@ -64,6 +64,10 @@ void var_rule(B& b) {
   for (std::int64_t d : dims) count = count * x[static_cast<std::size_t>(d)];
   b.require(count > b.lit(correction));
   b.output(reduced(b, x, dims, keepdim));
+  // var_mean, std_mean: the mean, of the same shape
+  if (b.spec().op == ir::OpKind::VarMean || b.spec().op == ir::OpKind::StdMean) {
+    b.output(reduced(b, x, dims, keepdim));
+  }
 }
 
 // logsumexp: `dim` is required and never empty (ATen's empty list is not "all dims").
@@ -189,6 +193,10 @@ std::vector<Dtype> sum_dtypes(const std::vector<Dtype>& in, const ir::Attributes
   return {is_floating(in.at(0)) ? in[0] : Dtype::Int64};
 }
 
+std::vector<Dtype> two_same_dtypes(const std::vector<Dtype>& in, const ir::Attributes&) {
+  return {in.at(0), in.at(0)};
+}
+
 std::vector<Dtype> values_indices_dtypes(const std::vector<Dtype>& in, const ir::Attributes&) {
   return {in.at(0), Dtype::Int64};
 }
@@ -216,6 +224,9 @@ OpSpec reduce_spec(ir::OpKind op) {
     case K::Var:
     case K::Std:
       return one_input(op, kFloat, dtypes::same, WEFT_RULE(var_rule));
+    case K::VarMean:
+    case K::StdMean:
+      return one_input(op, kFloat, two_same_dtypes, WEFT_RULE(var_rule));
     case K::Logsumexp: {
       OpSpec s = one_input(op, kAnyDtype, dtypes::floating, WEFT_RULE(logsumexp_rule));
       s.hint = ValueHint::Bounded;

@@ -53,6 +53,8 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Acosh:
     case K::Atanh:
     case K::Erfinv:
+    case K::Lgamma:
+    case K::Digamma:
     case K::Isnan:
     case K::Isinf:
     case K::Square:
@@ -127,6 +129,8 @@ OpSpec make_spec(ir::OpKind op) {
     case K::Argmin:
     case K::Var:
     case K::Std:
+    case K::VarMean:
+    case K::StdMean:
     case K::Logsumexp:
     case K::Amax:
     case K::Amin:
@@ -167,6 +171,8 @@ OpSpec make_spec(ir::OpKind op) {
     case K::MaxPool3d:
     case K::AvgPool3d:
     case K::AdaptiveAvgPool3d:
+    case K::AdaptiveMaxPool1d:
+    case K::AdaptiveMaxPool2d:
       return pool_spec(op);
     case K::BatchNorm:
     case K::LayerNorm:
@@ -214,7 +220,12 @@ OpSpec make_spec(ir::OpKind op) {
     case K::L1Loss:
     case K::SmoothL1Loss:
     case K::HuberLoss:
+    case K::BinaryCrossEntropyWithLogits:
+    case K::KlDiv:
       return loss_spec(op);
+    case K::NllLoss:
+    case K::CrossEntropyLoss:
+      return classification_loss_spec(op);
     case K::Interpolate:
       return interpolate_spec(op);
     case K::Im2col:

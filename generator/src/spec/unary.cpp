@@ -164,6 +164,8 @@ OpSpec unary_spec(ir::OpKind op) {
     case K::Log1p:
     case K::Acosh:
     case K::Rsqrt:
+    case K::Lgamma:  // poles at 0 and the negative integers
+    case K::Digamma:
       return one_input(op, kNumber, dtypes::floating, ValueHint::Positive);
     case K::Sqrt:
       return one_input(op, kNumber, dtypes::floating, ValueHint::NonNegative);

@@ -54,6 +54,8 @@
   X(Signbit, "signbit")                                                    \
   X(Logit, "logit")                                                        \
   X(NanToNum, "nan_to_num")                                                \
+  X(Lgamma, "lgamma")                                                      \
+  X(Digamma, "digamma")                                                    \
   /* activations: ops/activation.cpp */                                    \
   X(Sigmoid, "sigmoid")                                                    \
   X(Relu, "relu")                                                          \
@@ -137,6 +139,8 @@
   X(Var, "var")                                                            \
   X(Std, "std")                                                            \
   X(Logsumexp, "logsumexp")                                                \
+  X(VarMean, "var_mean")                                                   \
+  X(StdMean, "std_mean")                                                   \
   /* reductions without indices: ops/reduce_any.cpp */                     \
   X(Amax, "amax")                                                          \
   X(Amin, "amin")                                                          \
@@ -179,6 +183,8 @@
   X(AvgPool1d, "avg_pool1d")                                               \
   X(AvgPool2d, "avg_pool2d")                                               \
   X(AdaptiveAvgPool2d, "adaptive_avg_pool2d")                              \
+  X(AdaptiveMaxPool1d, "adaptive_max_pool1d")                              \
+  X(AdaptiveMaxPool2d, "adaptive_max_pool2d")                              \
   X(MaxPool3d, "max_pool3d")                                             \
   X(AvgPool3d, "avg_pool3d")                                             \
   X(AdaptiveAvgPool3d, "adaptive_avg_pool3d")                            \
@@ -194,6 +200,10 @@
   X(L1Loss, "l1_loss")                                                     \
   X(SmoothL1Loss, "smooth_l1_loss")                                        \
   X(HuberLoss, "huber_loss")                                               \
+  X(NllLoss, "nll_loss")                                                   \
+  X(CrossEntropyLoss, "cross_entropy_loss")                                \
+  X(BinaryCrossEntropyWithLogits, "binary_cross_entropy_with_logits")      \
+  X(KlDiv, "kl_div")                                                       \
   /* views and shape: ops/shape.cpp */                                     \
   X(Reshape, "reshape")                                                    \
   X(Flatten, "flatten")                                                    \
