@@ -381,6 +381,9 @@ TEST(NnLayers, PoolingOutputShapes) {
             (Shape{2, 3, 7, 3}));
   EXPECT_EQ(shape_of(nn::AdaptiveAvgPool2d(1)(x)), (Shape{2, 3, 1, 1}));
   EXPECT_EQ(shape_of(nn::AdaptiveAvgPool2d({3, 5})(x)), (Shape{2, 3, 3, 5}));
+  EXPECT_EQ(shape_of(nn::AdaptiveMaxPool2d(2)(x)), (Shape{2, 3, 2, 2}));
+  EXPECT_EQ(nn::AdaptiveMaxPool2d({4, 4})(x).to_vector<double>(),
+            adaptive_max_pool2d(x, {4, 4}).to_vector<double>());
   const Tensor volume = random_tensor({2, 3, 4, 6, 5}, 25).to(Dtype::Float32);
   EXPECT_EQ(shape_of(nn::MaxPool3d(2)(volume)), (Shape{2, 3, 2, 3, 2}));
   EXPECT_EQ(
@@ -389,6 +392,7 @@ TEST(NnLayers, PoolingOutputShapes) {
   EXPECT_EQ(shape_of(nn::AdaptiveAvgPool3d({1, 2, 3})(volume)), (Shape{2, 3, 1, 2, 3}));
   const Tensor seq = random_tensor({2, 3, 10}, 24).to(Dtype::Float32);
   EXPECT_EQ(shape_of(nn::MaxPool1d(3)(seq)), (Shape{2, 3, 3}));
+  EXPECT_EQ(shape_of(nn::AdaptiveMaxPool1d(4)(seq)), (Shape{2, 3, 4}));
   EXPECT_EQ(shape_of(nn::AvgPool1d(nn::AvgPool1dOptions(4).stride(2).padding(2))(seq)),
             (Shape{2, 3, 6}));
   EXPECT_TRUE(nn::MaxPool2d(2).state_dict().empty());

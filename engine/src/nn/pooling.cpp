@@ -52,6 +52,14 @@ Tensor AdaptiveAvgPool3d::forward(const Tensor& input) {
   return adaptive_avg_pool3d(input, output_size.vec());
 }
 
+Tensor AdaptiveMaxPool1d::forward(const Tensor& input) {
+  return adaptive_max_pool1d(input, {output_size});
+}
+
+Tensor AdaptiveMaxPool2d::forward(const Tensor& input) {
+  return adaptive_max_pool2d(input, output_size.vec());
+}
+
 template class MaxPoolNd<1>;
 template class MaxPoolNd<2>;
 template class AvgPoolNd<1>;

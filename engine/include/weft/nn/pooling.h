@@ -1,9 +1,10 @@
 #pragma once
-// Pooling layers (torch.nn.MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool2d/3d): stateless, with
+// Pooling layers (torch.nn.MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool2d/3d,
+// AdaptiveMaxPool1d/2d): stateless, with
 // options structs in the style of conv.h:
 //   MaxPool2d(2)                                          // kernel_size (stride = kernel_size)
 //   MaxPool2d(MaxPool2dOptions(3).stride(2).padding(1))
-// Left out: return_indices, AvgPool's divisor_override, None in AdaptiveAvgPool's sizes.
+// Left out: return_indices, AvgPool's divisor_override, None in the adaptive pools' sizes.
 
 #include <cstddef>
 #include <cstdint>
@@ -126,6 +127,23 @@ class AvgPool3d : public AvgPoolNd<3> {
 class AdaptiveAvgPool2d : public Module {
  public:
   explicit AdaptiveAvgPool2d(ExpandingArray<2> output_size) : output_size(output_size) {}
+  Tensor forward(const Tensor& input) override;
+  ExpandingArray<2> output_size;
+};
+
+// The maximum of each adaptive window of [N, C, L] or [C, L] inputs, output_size = L_out.
+class AdaptiveMaxPool1d : public Module {
+ public:
+  explicit AdaptiveMaxPool1d(std::int64_t output_size) : output_size(output_size) {}
+  Tensor forward(const Tensor& input) override;
+  std::int64_t output_size;
+};
+
+// The maximum of each adaptive window of [N, C, H, W] or [C, H, W] inputs, output_size =
+// {H_out, W_out} (or one size for both).
+class AdaptiveMaxPool2d : public Module {
+ public:
+  explicit AdaptiveMaxPool2d(ExpandingArray<2> output_size) : output_size(output_size) {}
   Tensor forward(const Tensor& input) override;
   ExpandingArray<2> output_size;
 };
