@@ -7,6 +7,7 @@
 #include <exception>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -606,11 +607,13 @@ class Model {
         }
         // var_mean and std_mean: their var (std) is var's (std's) steps, their mean a mean.
         const bool with_mean = node.op == ir::OpKind::VarMean || node.op == ir::OpKind::StdMean;
-        ir::Node spread = node;
-        if (with_mean)
-          spread.op = node.op == ir::OpKind::VarMean ? ir::OpKind::Var : ir::OpKind::Std;
-        const Tensor steps =
-            decomposed(spread, rounded, unit_of(graph_.type(node.outputs[0]).dtype), gen);
+        std::optional<ir::Node> spread;  // a copy only for these two
+        if (with_mean) {
+          spread = node;
+          spread->op = node.op == ir::OpKind::VarMean ? ir::OpKind::Var : ir::OpKind::Std;
+        }
+        const Tensor steps = decomposed(spread ? *spread : node, rounded,
+                                        unit_of(graph_.type(node.outputs[0]).dtype), gen);
         if (steps.defined() && outputs.size() == 1 && steps.sizes() == outputs[0].sizes()) {
           outputs = {steps};
         } else {

@@ -245,39 +245,29 @@ class Emitter {
       return;
     }
     // Multi-output ops write their own statements; the others return one expression.
-    if (node.op == OpKind::Max || node.op == OpKind::Min) {
+    // values, indices = torch.<op>(x, args) (var_mean, std_mean: var or std, mean).
+    const auto two_outputs = [&](const std::string& args) {
       if (out.size() != 2)
         refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
                       std::string(schema.name()) + " has 2");
-      lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
-                       in[0] + ", " + int_literal(a.get_int("dim")) +
-                       ", keepdim=" + bool_literal(a.get_bool("keepdim")) + ")" + tag(n));
-    } else if (node.op == OpKind::Cummax || node.op == OpKind::Cummin) {
-      if (out.size() != 2)
-        refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
-                      std::string(schema.name()) + " has 2");
-      lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
-                       in[0] + ", " + int_literal(a.get_int("dim")) + ")" + tag(n));
-    } else if (node.op == OpKind::VarMean || node.op == OpKind::StdMean) {
-      if (out.size() != 2)
-        refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
-                      std::string(schema.name()) + " has 2");
-      lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
-                       in[0] + ", " + optional_dims(a.get_ints("dim")) +
-                       ", correction=" + int_literal(a.get_int("correction")) +
-                       ", keepdim=" + bool_literal(a.get_bool("keepdim")) + ")" + tag(n));
-    } else if (node.op == OpKind::Sort || node.op == OpKind::Topk) {
-      if (out.size() != 2)
-        refuse(n, "the graph declares " + std::to_string(out.size()) + " outputs, " +
-                      std::string(schema.name()) + " has 2");
-      const std::string args =
-          node.op == OpKind::Sort
-              ? "dim=" + int_literal(a.get_int("dim")) +
-                    ", descending=" + bool_literal(a.get_bool("descending")) + stable_argument(a)
-              : int_literal(a.get_int("k")) + ", dim=" + int_literal(a.get_int("dim")) +
-                    ", largest=" + bool_literal(a.get_bool("largest")) + ", sorted=True";
       lines_.push_back(out[0] + ", " + out[1] + " = torch." + std::string(schema.name()) + "(" +
                        in[0] + ", " + args + ")" + tag(n));
+    };
+    if (node.op == OpKind::Max || node.op == OpKind::Min) {
+      two_outputs(int_literal(a.get_int("dim")) +
+                  ", keepdim=" + bool_literal(a.get_bool("keepdim")));
+    } else if (node.op == OpKind::Cummax || node.op == OpKind::Cummin) {
+      two_outputs(int_literal(a.get_int("dim")));
+    } else if (node.op == OpKind::VarMean || node.op == OpKind::StdMean) {
+      two_outputs(optional_dims(a.get_ints("dim")) +
+                  ", correction=" + int_literal(a.get_int("correction")) +
+                  ", keepdim=" + bool_literal(a.get_bool("keepdim")));
+    } else if (node.op == OpKind::Sort) {
+      two_outputs("dim=" + int_literal(a.get_int("dim")) +
+                  ", descending=" + bool_literal(a.get_bool("descending")) + stable_argument(a));
+    } else if (node.op == OpKind::Topk) {
+      two_outputs(int_literal(a.get_int("k")) + ", dim=" + int_literal(a.get_int("dim")) +
+                  ", largest=" + bool_literal(a.get_bool("largest")) + ", sorted=True");
     } else if (node.op == OpKind::Split || node.op == OpKind::Chunk) {
       std::string call;
       if (node.op == OpKind::Chunk) {
@@ -416,7 +406,7 @@ class Emitter {
     if (kind == OpKind::SmoothL1Loss) extra = "beta";
     if (kind == OpKind::HuberLoss) extra = "delta";
     if (script()) {
-      args.push_back(reduction == "none" ? "0" : reduction == "sum" ? "2" : "1");
+      args.push_back(reduction_number(a));
       if (!extra.empty()) args.push_back(float_literal(a.get_float(extra)));
       return call("torch." + op, args);
     }
@@ -454,10 +444,7 @@ class Emitter {
     const bool cross_entropy = kind == OpKind::CrossEntropyLoss;
     const std::string smoothing = float_literal(a.get_float("label_smoothing", 0.0));
     if (script()) {
-      std::vector<std::string> args = {in[0], in[1], optional_input(in, 2),
-                                       reduction == "none"  ? "0"
-                                       : reduction == "sum" ? "2"
-                                                            : "1",
+      std::vector<std::string> args = {in[0], in[1], optional_input(in, 2), reduction_number(a),
                                        ignore_index};
       if (cross_entropy) args.push_back(smoothing);
       return call(cross_entropy ? "torch.cross_entropy_loss" : "torch.nll_loss_nd", args);

@@ -1,6 +1,6 @@
 // Loss functions (nn::functional) and their modules (nn::MSELoss, …). Most are the IR's loss ops
-// (ops/loss.cpp), so a traced training step records one node each; cross_entropy with class
-// probabilities and binary_cross_entropy are short compositions of engine ops here, following
+// (ops/loss.cpp), so a traced training step records one node each; binary_cross_entropy is a
+// short composition of engine ops here, following
 // ATen's formulas (Loss.cpp), so values match torch's to rounding and autograd derives the
 // gradients.
 #include "weft/nn/loss.h"
@@ -29,29 +29,6 @@ Tensor reduce(const Tensor& loss, Reduction reduction) {
       break;
   }
   return loss;
-}
-
-void check_class_weight(const Tensor& weight, std::int64_t n_classes, const char* prefix) {
-  if (weight.defined() && (weight.dim() != 1 || weight.numel() != n_classes)) {
-    throw Error(std::string(prefix) + "weight tensor should be defined either for all " +
-                std::to_string(n_classes) + " classes or no classes but got weight tensor of " +
-                "shape: " + shape_str(weight.sizes()));
-  }
-}
-
-void check_label_smoothing(double label_smoothing) {
-  if (label_smoothing < 0.0 || label_smoothing > 1.0) {
-    throw Error("label_smoothing must be between 0.0 and 1.0. Got: " +
-                std::to_string(label_smoothing));
-  }
-}
-
-// weight [C] viewed as [1, C, 1, …] so it broadcasts against a rank-`rank` input.
-Tensor class_weight_view(const Tensor& weight, std::int64_t rank) {
-  if (rank <= 1) return weight;
-  Shape shape(static_cast<std::size_t>(rank), 1);
-  shape[1] = weight.size(0);
-  return weight.reshape(shape);
 }
 
 }  // namespace
@@ -95,50 +72,9 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   return weft::nll_loss(input, target, reduction_name(reduction), ignore_index, weight);
 }
 
-namespace {
-
-// cross_entropy with class probabilities (ATen's cross_entropy_loss_prob_target).
-Tensor cross_entropy_prob_target(const Tensor& self, const Tensor& target, const Tensor& weight,
-                                 Reduction reduction, double label_smoothing) {
-  const std::int64_t class_dim = self.dim() == 1 ? 0 : 1;
-  const std::int64_t n_classes = self.size(class_dim);
-  check_class_weight(weight, n_classes, "cross_entropy: ");
-  const Tensor input = log_softmax(self, class_dim);
-  Tensor t = target;
-  if (label_smoothing > 0.0) {
-    t = target * (1 - label_smoothing) + label_smoothing / static_cast<double>(n_classes);
-  }
-  Tensor prod = input * t;
-  if (weight.defined()) prod = prod * class_weight_view(cast(weight, self.dtype()), self.dim());
-  switch (reduction) {
-    case Reduction::Mean:
-      // Divided by the number of samples (every element but the class dim), as ATen does.
-      return -sum(prod) / static_cast<double>(self.numel() / n_classes);
-    case Reduction::Sum:
-      return -sum(prod);
-    case Reduction::None:
-      break;
-  }
-  return -sum(prod, {class_dim});
-}
-
-}  // namespace
-
+// Class indices or class probabilities alike (a floating target of input's shape).
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      std::int64_t ignore_index, Reduction reduction, double label_smoothing) {
-  if (input.sizes() == target.sizes()) {
-    // Same shapes: the target holds class probabilities.
-    if (!target.is_floating_point()) {
-      throw Error(std::string("Expected floating point type for target with class "
-                              "probabilities, got ") +
-                  torch_scalar_type_name(target.dtype()));
-    }
-    if (ignore_index >= 0) {
-      throw Error("ignore_index is not supported for floating point target");
-    }
-    check_label_smoothing(label_smoothing);
-    return cross_entropy_prob_target(input, target, weight, reduction, label_smoothing);
-  }
   return weft::cross_entropy_loss(input, target, reduction_name(reduction), ignore_index,
                                   label_smoothing, weight);
 }

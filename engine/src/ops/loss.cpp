@@ -121,14 +121,57 @@ PickedScores picked_scores(const Tensor& self, const Tensor& target, const Tenso
   const Tensor safe_target = where(counts, target, zeros_like(target));
   const Tensor picked = squeeze(gather(self, dim, unsqueeze(safe_target, dim)), {dim});
   const Tensor zero = zeros({}, dtype(self.dtype()));
-  Tensor w = weight.defined()
-                 ? index_select(weight.detach().to(self.dtype()), 0, safe_target.flatten())
-                       .reshape(target.sizes())
-                 : ones_like(picked);
-  w = where(counts, w, zero);
+  if (!weight.defined()) {
+    return {where(counts, neg(picked), zero), counts.to(self.dtype()), counts};
+  }
+  const Tensor w = where(counts,
+                         index_select(weight.detach().to(self.dtype()), 0, safe_target.flatten())
+                             .reshape(target.sizes()),
+                         zero);
   // where, not a product with w = 0: the gradient of an ignored target is 0 even when "mean"
   // divides by a zero total weight.
   return {where(counts, neg(mul(picked, w)), zero), w, counts};
+}
+
+// Class weights [C] seen as [1, C, 1, ...] against log-probabilities of self's rank.
+Tensor class_weight_view(const Tensor& weight, const Tensor& log_p) {
+  Shape view(static_cast<std::size_t>(log_p.dim()), 1);
+  view[static_cast<std::size_t>(class_dim(log_p))] = weight.size(0);
+  return weight.detach().to(log_p.dtype()).reshape(view);
+}
+
+// cross_entropy with class probabilities (a floating target of self's shape, ATen's
+// cross_entropy_loss_prob_target): -sum_c w_c t_c log p_c per sample, t smoothed towards 1/C;
+// "mean" divides by the number of samples.
+Tensor cross_entropy_probabilities(const Tensor& log_p, const Tensor& target, const Tensor& weight,
+                                   std::int64_t ignore_index, const std::string& reduction,
+                                   double label_smoothing) {
+  if (!target.is_floating_point()) {
+    throw Error(
+        std::string("Expected floating point type for target with class probabilities, got ") +
+        torch_scalar_type_name(target.dtype()));
+  }
+  if (ignore_index >= 0) throw Error("ignore_index is not supported for floating point target");
+  const std::int64_t dim = class_dim(log_p);
+  const std::int64_t classes = log_p.size(dim);
+  if (weight.defined() && (weight.dim() != 1 || weight.numel() != classes)) {
+    throw Error("cross_entropy: weight tensor should be defined either for all " +
+                std::to_string(classes) + " classes or no classes but got weight tensor of " +
+                "shape: " + shape_str(weight.sizes()));
+  }
+  Tensor t = target;
+  if (label_smoothing > 0.0) {
+    t = add(mul(target, wrapped_scalar(1.0 - label_smoothing)),
+            wrapped_scalar(label_smoothing / static_cast<double>(classes)));
+  }
+  Tensor terms = mul(log_p, t);
+  if (weight.defined()) terms = mul(terms, class_weight_view(weight, log_p));
+  if (reduction == "mean") {
+    return div(neg(sum(terms)), wrapped_scalar(static_cast<double>(log_p.numel() / classes)));
+  }
+  if (reduction == "sum") return neg(sum(terms));
+  if (reduction == "none") return neg(sum(terms, {dim}));
+  throw Error(reduction + " is not a valid value for reduction");
 }
 
 // "mean" divides by the summed weights of the counted targets (their number without weights):
@@ -188,7 +231,8 @@ Tensor nll_loss(const Tensor& self, const Tensor& target, std::string_view reduc
 
 // ATen's cross_entropy_loss: nll_loss of log_softmax over the class dim; with label smoothing
 // eps, (1 - eps) nll + eps / C * smooth, where smooth is -sum_c w_c log p_c of each counted
-// target, reduced as nll_loss reduces (its "mean" over the same summed weights).
+// target, reduced as nll_loss reduces (its "mean" over the same summed weights). A floating
+// target of self's shape holds class probabilities instead.
 Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, std::string_view reduction,
                           std::int64_t ignore_index, double label_smoothing, const Tensor& weight) {
   WEFT_TRACE_OP(CrossEntropyLoss, (self, target, weight),
@@ -206,17 +250,17 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, std::string_
   }
   const std::int64_t dim = class_dim(self);
   const Tensor log_p = log_softmax(self, dim);
+  if (self.sizes() == target.sizes()) {
+    return cross_entropy_probabilities(log_p, target, weight, ignore_index, std::string(reduction),
+                                       label_smoothing);
+  }
   check_classification(log_p, target, weight, ignore_index);
   const PickedScores p = picked_scores(log_p, target, weight, ignore_index);
   const std::string how(reduction);
   const Tensor nll = reduce_weighted(p.loss, p.weights, how);
   if (label_smoothing <= 0.0) return nll;
-  Tensor weighted_log_p = log_p;
-  if (weight.defined()) {
-    Shape view(static_cast<std::size_t>(log_p.dim()), 1);
-    view[static_cast<std::size_t>(dim)] = weight.size(0);
-    weighted_log_p = mul(log_p, weight.detach().to(log_p.dtype()).reshape(view));
-  }
+  const Tensor weighted_log_p =
+      weight.defined() ? mul(log_p, class_weight_view(weight, log_p)) : log_p;
   const Tensor smooth =
       where(p.counts, neg(sum(weighted_log_p, {dim})), zeros({}, dtype(log_p.dtype())));
   const double classes = static_cast<double>(self.size(dim));
