@@ -248,6 +248,15 @@ std::optional<std::int64_t> fan_in(const ir::Node& node, std::size_t slot, const
     case OpKind::Conv2d:
       if (slot == 1) return numel_of(ir::Shape(w.begin() + 1, w.end()));
       break;
+    case OpKind::ConvTranspose1d:
+    case OpKind::ConvTranspose2d:
+      // weight [in, out/groups, *kernel]: an output sums in/groups channels over the kernel.
+      if (slot == 1 && w.size() >= 2) {
+        const std::int64_t groups = std::max<std::int64_t>(1, node.attrs.get_int("groups", 1));
+        return std::max<std::int64_t>(1, w[0] / groups) *
+               numel_of(ir::Shape(w.begin() + 2, w.end()));
+      }
+      break;
     case OpKind::Mm:
     case OpKind::Bmm:
     case OpKind::Matmul:
@@ -885,6 +894,8 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Addmm:
     case OpKind::Conv1d:
     case OpKind::Conv2d:
+    case OpKind::ConvTranspose1d:
+    case OpKind::ConvTranspose2d:
     case OpKind::MaxPool1d:
     case OpKind::MaxPool2d:
     case OpKind::AvgPool1d:
@@ -898,6 +909,7 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::Cdist:
     case OpKind::Pdist:
     case OpKind::LayerNorm:
+    case OpKind::RmsNorm:
     case OpKind::GroupNorm:
     case OpKind::InstanceNorm:
     case OpKind::Dropout:

@@ -35,6 +35,12 @@ std::string python_list(const std::vector<std::string>& items) {
   return text + "]";
 }
 
+// The definitions an older PyTorch needs (F.rms_norm for 1.13), then the class.
+std::string with_compat_definitions(const ir::Graph& graph, const std::string& model) {
+  const std::string compat = python_compat_definitions(graph);
+  return compat.empty() ? model : compat + "\n\n" + model;
+}
+
 std::string model_class(const ir::Graph& graph, const EmittedForward& forward,
                         const std::string& class_name) {
   std::string text = "class " + class_name + "(torch.nn.Module):\n";
@@ -367,7 +373,8 @@ if __name__ == "__main__":
 }  // namespace
 
 std::string python_model_source(const ir::Graph& graph) {
-  return model_class(graph, emit_forward(graph, SourceDialect::Python), "Model");
+  return with_compat_definitions(
+      graph, model_class(graph, emit_forward(graph, SourceDialect::Python), "Model"));
 }
 
 std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& values,
@@ -400,7 +407,7 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
   text += "import torch\nimport torch.nn.functional as F\n\n";
   text += "torch.set_num_threads(1)\n";
   text += fuser_setup(backend) + "\n\n";
-  text += model_class(graph, forward, "Model") + "\n\n";
+  text += with_compat_definitions(graph, model_class(graph, forward, "Model")) + "\n\n";
   std::string candidate = "Model";
   if (backend.rfind("fault:", 0) == 0) {
     const FaultSpec spec = parse_fault_backend_name(backend);

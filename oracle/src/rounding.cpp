@@ -155,6 +155,8 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::Pdist:
     case ir::OpKind::Conv1d:
     case ir::OpKind::Conv2d:
+    case ir::OpKind::ConvTranspose1d:
+    case ir::OpKind::ConvTranspose2d:
     case ir::OpKind::AvgPool1d:
     case ir::OpKind::AvgPool2d:
     case ir::OpKind::AdaptiveAvgPool2d:
@@ -162,6 +164,7 @@ bool accumulates(ir::OpKind op) {
     case ir::OpKind::AdaptiveAvgPool3d:
     case ir::OpKind::BatchNorm:
     case ir::OpKind::LayerNorm:
+    case ir::OpKind::RmsNorm:
     case ir::OpKind::GroupNorm:
     case ir::OpKind::InstanceNorm:
     case ir::OpKind::ScatterAdd:
@@ -408,6 +411,18 @@ Tensor decomposed(const ir::Node& node, const std::vector<Tensor>& in, double un
     dims = a.get_ints("dim", {});
     correction = a.get_int("correction", 1);
     keepdim = a.get_bool("keepdim", false);
+  } else if (node.op == ir::OpKind::RmsNorm) {
+    // x * rsqrt(mean(x²) + eps) * weight, each step rounded; a sum of squares does not cancel.
+    const std::size_t normalized = a.get_ints("normalized_shape").size();
+    const std::size_t rank = x.sizes().size();
+    if (normalized == 0 || normalized > rank || !a.has("eps")) return {};
+    for (std::size_t d = rank - normalized; d < rank; ++d)
+      dims.push_back(static_cast<std::int64_t>(d));
+    const Tensor squares = perturb(mul(x, x), unit, gen);
+    const Tensor m = perturb(mean(squares, dims, true), unit, gen);
+    Tensor y = perturb(mul(x, perturb(rsqrt(m + a.get_float("eps")), unit, gen)), unit, gen);
+    if (in.size() > 1 && in[1].defined()) y = perturb(mul(y, in[1]), unit, gen);
+    return y;
   } else if (node.op == ir::OpKind::LayerNorm) {
     const std::size_t normalized = a.get_ints("normalized_shape").size();
     const std::size_t rank = x.sizes().size();
@@ -607,10 +622,14 @@ class Model {
         }
         // var_mean and std_mean: their var (std) is var's (std's) steps, their mean a mean.
         const bool with_mean = node.op == ir::OpKind::VarMean || node.op == ir::OpKind::StdMean;
-        std::optional<ir::Node> spread;  // a copy only for these two
+        std::optional<ir::Node> spread;  // a copy only for these two and rms_norm
         if (with_mean) {
           spread = node;
           spread->op = node.op == ir::OpKind::VarMean ? ir::OpKind::Var : ir::OpKind::Std;
+        } else if (node.op == ir::OpKind::RmsNorm && !node.attrs.has("eps")) {
+          // Its default eps is its declared input type's, not float64's.
+          spread = node;
+          spread->attrs.set("eps", rms_norm_default_eps(graph_.type(node.inputs[0]).dtype));
         }
         const Tensor steps = decomposed(spread ? *spread : node, rounded,
                                         unit_of(graph_.type(node.outputs[0]).dtype), gen);

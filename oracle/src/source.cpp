@@ -22,6 +22,7 @@
 #include "weft/error.h"
 #include "weft/ir/inplace.h"
 #include "weft/ir/op_schema.h"
+#include "weft/ops.h"  // rms_norm_default_eps
 
 #include "source_literals.h"
 
@@ -143,6 +144,26 @@ class Emitter {
               ", padding=" + spatial(a.get_ints("padding")) +
               ", dilation=" + spatial(a.get_ints("dilation")) + ", groups=" + int_literal(groups) +
               ", bias=" + bool_literal(in.size() > 2) + ")";
+          held = {{in[1], "weight"}};
+          if (in.size() > 2) held.emplace_back(in[2], "bias");
+          break;
+        }
+        case OpKind::ConvTranspose1d:
+        case OpKind::ConvTranspose2d: {
+          if (!owned(in[1]) || (in.size() > 2 && !owned(in[2]))) continue;
+          const ir::Shape& w = shape_of(in[1]);  // [in, out/groups, *kernel]
+          const bool one_d = node.op == OpKind::ConvTranspose1d;
+          if (w.size() != (one_d ? 3u : 4u)) continue;
+          const std::int64_t groups = a.get_int("groups");
+          std::vector<std::int64_t> kernel(w.begin() + 2, w.end());
+          constructor =
+              std::string("torch.nn.") + (one_d ? "ConvTranspose1d(" : "ConvTranspose2d(") +
+              int_literal(w[0]) + ", " + int_literal(w[1] * groups) + ", " +
+              kernel_literal(kernel) + ", stride=" + spatial(a.get_ints("stride")) +
+              ", padding=" + spatial(a.get_ints("padding")) +
+              ", output_padding=" + spatial(a.get_ints("output_padding")) +
+              ", groups=" + int_literal(groups) + ", bias=" + bool_literal(in.size() > 2) +
+              ", dilation=" + spatial(a.get_ints("dilation")) + ")";
           held = {{in[1], "weight"}};
           if (in.size() > 2) held.emplace_back(in[2], "bias");
           break;
@@ -395,6 +416,33 @@ class Emitter {
   std::string call2(const std::string& script_fn, const std::string& python_fn,
                     const std::vector<std::string>& args) const {
     return call(script() ? script_fn : python_fn, args);
+  }
+  // F.rms_norm in Python (python_compat_definitions gives PyTorch 1.13 one). TorchScript runs on
+  // LibTorch 1.13, which has no rms_norm: ATen's composite steps, with the default eps written out
+  // for the input's declared type.
+  std::string rms_norm_call(const ir::Node& node, const Attributes& a,
+                            const std::vector<std::string>& in) const {
+    const std::vector<std::int64_t> shape = a.get_ints("normalized_shape");
+    if (!script()) {
+      std::vector<std::string> args{in[0], ints_literal(shape), optional_input(in, 1)};
+      if (a.has("eps")) args.push_back("eps=" + float_literal(a.get_float("eps")));
+      return call("F.rms_norm", args);
+    }
+    const Dtype dtype = graph_.type(node.inputs[0]).dtype;
+    const bool reduced = dtype == Dtype::Float16 || dtype == Dtype::BFloat16;
+    const std::string wide = reduced ? in[0] + ".float()" : in[0];
+    const double eps = a.has("eps") ? a.get_float("eps") : rms_norm_default_eps(dtype);
+    std::vector<std::int64_t> dims;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      dims.push_back(-1 - static_cast<std::int64_t>(i));
+    std::string out = call(
+        "torch.mul",
+        {wide,
+         call("torch.rsqrt", {call("torch.add", {call("torch.mean", {call("torch.pow", {wide, "2"}),
+                                                                     ints_literal(dims), "True"}),
+                                                 float_literal(eps)})})});
+    if (reduced) out += ".type_as(" + in[0] + ")";
+    return in.size() > 1 ? call("torch.mul", {out, in[1]}) : out;
   }
   // The regression losses: F.<op>(self, target, reduction=..., beta/delta=...) in Python; the
   // ATen builtins in TorchScript, which take the reduction as at::Reduction's number.
@@ -768,6 +816,12 @@ class Emitter {
                     {in[0], in[1], optional_input(in, 2), spatial(a.get_ints("stride")),
                      spatial(a.get_ints("padding")), spatial(a.get_ints("dilation")),
                      int_literal(a.get_int("groups"))});
+      case OpKind::ConvTranspose1d:
+      case OpKind::ConvTranspose2d:
+        return call("torch." + op,
+                    {in[0], in[1], optional_input(in, 2), spatial(a.get_ints("stride")),
+                     spatial(a.get_ints("padding")), spatial(a.get_ints("output_padding")),
+                     int_literal(a.get_int("groups")), spatial(a.get_ints("dilation"))});
       case OpKind::MaxPool1d:
       case OpKind::MaxPool2d:
       case OpKind::MaxPool3d:
@@ -808,6 +862,8 @@ class Emitter {
         return call("torch.layer_norm",
                     {x, ints_literal(a.get_ints("normalized_shape")), optional_input(in, 1),
                      optional_input(in, 2), float_literal(a.get_float("eps"))});
+      case OpKind::RmsNorm:
+        return rms_norm_call(node, a, in);
       case OpKind::GroupNorm:
         return script() ? call("torch.group_norm",
                                {x, int_literal(a.get_int("num_groups")), optional_input(in, 1),
@@ -1140,6 +1196,24 @@ std::string EmittedForward::method(int indent) const {
   text += "):\n";
   for (const std::string& line : lines) text += pad + "    " + line + "\n";
   return text;
+}
+
+std::string python_compat_definitions(const ir::Graph& graph) {
+  const bool calls_rms_norm =
+      std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                  [](const ir::Node& node) { return node.op == OpKind::RmsNorm; });
+  if (!calls_rms_norm) return {};
+  return R"(if not hasattr(F, "rms_norm"):  # PyTorch < 2.4: ATen's composite steps
+    def _rms_norm(input, normalized_shape, weight=None, eps=None):
+        wide = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
+        if eps is None:
+            eps = torch.finfo(wide.dtype).eps
+        dims = [-(i + 1) for i in range(len(normalized_shape))]
+        out = wide.mul(torch.rsqrt(wide.pow(2).mean(dims, keepdim=True).add(eps)))
+        out = out.type_as(input)
+        return out if weight is None else out.mul(weight)
+    F.rms_norm = _rms_norm
+)";
 }
 
 EmittedForward emit_forward(const ir::Graph& graph, SourceDialect dialect) {

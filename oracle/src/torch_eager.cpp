@@ -12,6 +12,7 @@
 #include <c10/util/Exception.h>
 #include <c10/util/Flags.h>
 #include <c10/util/Logging.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,6 +34,26 @@
 namespace weft::oracle {
 
 namespace {
+
+// at::rms_norm came with PyTorch 2.4; LibTorch 1.13 runs the same steps (ATen's composite in
+// layer_norm.cpp): upcast 16-bit floats to float, x * rsqrt(mean(x²) + eps), back to x's type,
+// times the weight. eps absent: the epsilon of the upcast type.
+at::Tensor rms_norm_eager(const at::Tensor& x, std::vector<std::int64_t> normalized_shape,
+                          const c10::optional<at::Tensor>& weight, std::optional<double> eps) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  return at::rms_norm(x, normalized_shape, weight,
+                      eps ? c10::optional<double>(*eps) : c10::optional<double>());
+#else
+  const bool reduced = x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16;
+  const at::Tensor upcast = reduced ? x.to(at::kFloat) : x;
+  const double epsilon = eps ? *eps : rms_norm_default_eps(from_torch_dtype(upcast.scalar_type()));
+  std::vector<std::int64_t> dims;
+  const auto k = static_cast<std::int64_t>(normalized_shape.size());
+  for (std::int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
+  at::Tensor y = upcast.mul(at::rsqrt(upcast.pow(2).mean(dims, true).add(epsilon))).type_as(x);
+  return weight ? y.mul(*weight) : y;
+#endif
+}
 
 using ir::Attributes;
 using ir::OpKind;
@@ -693,6 +714,20 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(
           at::conv2d(in[0], in[1], optional_input(in, 2), stride, padding, dilation, groups));
     }
+    case OpKind::ConvTranspose1d:
+    case OpKind::ConvTranspose2d: {
+      const auto stride = a.get_ints("stride", {1});
+      const auto padding = a.get_ints("padding", {0});
+      const auto output_padding = a.get_ints("output_padding", {0});
+      const auto dilation = a.get_ints("dilation", {1});
+      const std::int64_t groups = a.get_int("groups", 1);
+      if (node.op == OpKind::ConvTranspose1d) {
+        return one(at::conv_transpose1d(in[0], in[1], optional_input(in, 2), stride, padding,
+                                        output_padding, groups, dilation));
+      }
+      return one(at::conv_transpose2d(in[0], in[1], optional_input(in, 2), stride, padding,
+                                      output_padding, groups, dilation));
+    }
     case OpKind::MaxPool1d:
     case OpKind::MaxPool2d:
     case OpKind::MaxPool3d: {
@@ -746,6 +781,10 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
     case OpKind::LayerNorm:
       return one(at::layer_norm(in[0], a.get_ints("normalized_shape"), optional_input(in, 1),
                                 optional_input(in, 2), a.get_float("eps", 1e-5)));
+    case OpKind::RmsNorm:
+      return one(
+          rms_norm_eager(in[0], a.get_ints("normalized_shape"), optional_input(in, 1),
+                         a.has("eps") ? std::optional<double>(a.get_float("eps")) : std::nullopt));
     case OpKind::GroupNorm:
       return one(at::group_norm(in[0], a.get_int("num_groups"), optional_input(in, 1),
                                 optional_input(in, 2), a.get_float("eps", 1e-5),

@@ -127,6 +127,31 @@ TEST(SpecFamiliesB, ConvKernelMustFitThePaddedInput) {
   }
 }
 
+TEST(SpecFamiliesB, ConvTransposeOutputPaddingStaysBelowTheStrideOrTheDilation) {
+  const std::vector<InputBinding> in{bound({1, 2, 4}), fresh(3), fresh(1, false)};
+  // output_padding 2 with stride 2 and dilation 1: PyTorch refuses it.
+  const Pins refused{{"stride.0", 2}, {"output_padding.0", 2}, {"dilation.0", 1}};
+  EXPECT_FALSE(sampler_accepts(K::ConvTranspose1d, in, refused, 3));
+  for (std::uint64_t seed = 0; seed < 8; ++seed) {
+    EXPECT_EQ(z3_check(K::ConvTranspose1d, in, refused, seed), z3::unsat) << seed;
+  }
+  for (int samples : {8, 0}) {
+    const auto got = results(K::ConvTranspose1d, in, 30, samples);
+    EXPECT_FALSE(got.empty());
+    for (const RuleResult& r : got) {
+      const auto stride = r.attrs.get_ints("stride");
+      const auto output_padding = r.attrs.get_ints("output_padding");
+      const auto dilation = r.attrs.get_ints("dilation");
+      const auto padding = r.attrs.get_ints("padding");
+      EXPECT_TRUE(output_padding[0] < stride[0] || output_padding[0] < dilation[0]);
+      EXPECT_EQ(r.input_shapes[1][0], 2);  // weight [in, out/groups, k]
+      const std::int64_t k = r.input_shapes[1][2];
+      EXPECT_EQ(r.output_shapes[0][2],
+                3 * stride[0] - 2 * padding[0] + dilation[0] * (k - 1) + output_padding[0] + 1);
+    }
+  }
+}
+
 TEST(SpecFamiliesB, ConvRejectsInputsOfTheWrongRank) {
   EXPECT_TRUE(results(K::Conv2d, {bound({4, 4}), fresh(4), fresh(1)}, 5, 0).empty());
   EXPECT_TRUE(results(K::Conv1d, {bound({1, 1, 4, 4}), fresh(3), fresh(1)}, 5, 0).empty());

@@ -17,6 +17,7 @@
 #include "weft/nn/activation.h"
 #include "weft/nn/container.h"
 #include "weft/nn/conv.h"
+#include "weft/nn/conv_transpose.h"
 #include "weft/nn/dropout.h"
 #include "weft/nn/embedding.h"
 #include "weft/nn/linear.h"
@@ -85,6 +86,34 @@ TEST(NnLayersVsTorch, Conv2dMatchesTorchModule) {
     nn::Conv2d conv(3, 5, {2, 3});
     tnn::Conv2d ref(tnn::Conv2dOptions(3, 5, {2, 3}));
     expect_matches(conv, ref, input_of({2, 3, 5, 6}), true, Dtype::Float32);
+  }
+}
+
+TEST(NnLayersVsTorch, ConvTransposeMatchesTorchModule) {
+  {
+    nn::ConvTranspose2d conv(3, 4, 3);
+    tnn::ConvTranspose2d ref(3, 4, 3);
+    expect_matches(conv, ref, input_of({2, 3, 4, 5}));
+  }
+  {
+    nn::ConvTranspose2d conv(nn::ConvTranspose2dOptions(4, 6, {3, 2})
+                                 .stride({2, 1})
+                                 .padding({1, 0})
+                                 .output_padding({1, 0})
+                                 .groups(2)
+                                 .dilation({1, 2}));
+    tnn::ConvTranspose2d ref(tnn::ConvTranspose2dOptions(4, 6, {3, 2})
+                                 .stride({2, 1})
+                                 .padding({1, 0})
+                                 .output_padding({1, 0})
+                                 .groups(2)
+                                 .dilation({1, 2}));
+    expect_matches(conv, ref, input_of({2, 4, 3, 4}));
+  }
+  {
+    nn::ConvTranspose1d conv(nn::ConvTranspose1dOptions(2, 3, 4).stride(3).bias(false));
+    tnn::ConvTranspose1d ref(tnn::ConvTranspose1dOptions(2, 3, 4).stride(3).bias(false));
+    expect_matches(conv, ref, input_of({2, 2, 5}), true, Dtype::Float32);
   }
 }
 

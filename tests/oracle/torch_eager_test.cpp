@@ -858,6 +858,32 @@ std::vector<OpCase> every_op_cases() {
   on(OpKind::AdaptiveMaxPool1d, random({2, 3, 7}, 248), Attributes().set("output_size", Ints{3}));
   on(OpKind::AdaptiveMaxPool2d, random({1, 2, 5, 6}, 249),
      Attributes().set("output_size", Ints{2, 4}));
+  add("conv_transpose1d", [](Builder& b) {
+    b.output(b.op(OpKind::ConvTranspose1d,
+                  {b.input("x", random({2, 4, 5}, 250)), b.param("w", random({4, 3, 3}, 251)),
+                   b.param("b", random({6}, 252))},
+                  Attributes()
+                      .set("stride", Ints{2})
+                      .set("padding", Ints{1})
+                      .set("output_padding", Ints{1})
+                      .set("groups", 2)));
+  });
+  add("rms_norm", [](Builder& b) {
+    b.output(b.op(OpKind::RmsNorm,
+                  {b.input("x", random({2, 3, 4}, 255)), b.param("w", random({3, 4}, 256))},
+                  Attributes().set("normalized_shape", Ints{3, 4})));
+  });
+  on(OpKind::RmsNorm, random({3, 5}, 257),
+     Attributes().set("normalized_shape", Ints{5}).set("eps", 1e-3));
+  add("conv_transpose2d", [](Builder& b) {
+    b.output(
+        b.op(OpKind::ConvTranspose2d,
+             {b.input("x", random({1, 2, 3, 4}, 253)), b.param("w", random({2, 3, 2, 3}, 254))},
+             Attributes()
+                 .set("stride", Ints{2, 1})
+                 .set("output_padding", Ints{1, 0})
+                 .set("dilation", Ints{1, 2})));
+  });
   add("scatter", [](Builder& b) {
     b.output(b.op(
         OpKind::Scatter,

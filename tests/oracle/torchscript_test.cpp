@@ -661,7 +661,8 @@ class TempDir {
 std::string python_case(const Graph& graph, const ir::TensorMap& values, int id) {
   const oracle::EmittedForward f = oracle::emit_forward(graph, SourceDialect::Python);
   const std::string cls = "Case" + std::to_string(id);
-  std::string s = "class " + cls + "(torch.nn.Module):\n    def __init__(self):\n";
+  std::string s = oracle::python_compat_definitions(graph);
+  s += "class " + cls + "(torch.nn.Module):\n    def __init__(self):\n";
   s += "        super().__init__()\n";
   for (std::size_t i = 0; i < f.parameters.size(); ++i) {
     const Tensor& v = values.at(graph.value(graph.parameters()[i]).name);

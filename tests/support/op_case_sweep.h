@@ -242,5 +242,8 @@ bool scan_loss_cases(Sweep& s, ir::OpKind op);
 // The cases of adaptive_max_pool1d and adaptive_max_pool2d (op_cases_adaptive_max.cpp); false
 // for other ops.
 bool adaptive_max_cases(Sweep& s, ir::OpKind op);
+// The cases of conv_transpose1d, conv_transpose2d and rms_norm (op_cases_layers.cpp); false for
+// other ops.
+bool layer_cases(Sweep& s, ir::OpKind op);
 
 }  // namespace weft::testing::sweep

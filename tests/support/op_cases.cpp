@@ -1235,11 +1235,11 @@ std::vector<OpCase> op_cases(OpKind op, Dtype float_dtype) {
   Sweep s(op, float_dtype);
   // op_cases_math.cpp, op_cases_order.cpp, op_cases_accumulate.cpp, op_cases_pool3d.cpp,
   // op_cases_distance.cpp, op_cases_fold.cpp, op_cases_pointwise.cpp, op_cases_products.cpp,
-  // op_cases_scans_losses.cpp and op_cases_adaptive_max.cpp first
+  // op_cases_scans_losses.cpp, op_cases_adaptive_max.cpp and op_cases_layers.cpp first
   if (!math_cases(s, op) && !order_cases(s, op) && !accumulate_cases(s, op) &&
       !pool3d_cases(s, op) && !distance_cases(s, op) && !fold_cases(s, op) &&
       !pointwise_cases(s, op) && !product_cases(s, op) && !scan_loss_cases(s, op) &&
-      !adaptive_max_cases(s, op)) {
+      !adaptive_max_cases(s, op) && !layer_cases(s, op)) {
     family_cases(s, op);
   }
   edge_cases(s, op);

@@ -5,6 +5,7 @@
 #include "weft/nn/checkpoint.h"
 #include "weft/nn/container.h"
 #include "weft/nn/conv.h"
+#include "weft/nn/conv_transpose.h"
 #include "weft/nn/dropout.h"
 #include "weft/nn/embedding.h"
 #include "weft/nn/functional.h"

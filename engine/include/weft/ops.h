@@ -230,6 +230,15 @@ Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
               IntList stride = {1}, IntList padding = {0}, IntList dilation = {1},
               std::int64_t groups = 1);
+// The transposed convolutions (the input gradient of a convolution): weight [in, out/groups,
+// *kernel]; each spatial dim gives (in - 1) s - 2p + d(k-1) + output_padding + 1.
+// output_padding must be smaller than the stride or the dilation, as in PyTorch.
+Tensor conv_transpose1d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
+                        IntList stride = {1}, IntList padding = {0}, IntList output_padding = {0},
+                        std::int64_t groups = 1, IntList dilation = {1});
+Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
+                        IntList stride = {1}, IntList padding = {0}, IntList output_padding = {0},
+                        std::int64_t groups = 1, IntList dilation = {1});
 
 // ---- pairwise p-norm distances (ops/distance.cpp) ----
 // cdist: x1 [..., P, M], x2 [..., R, M] (batch dims broadcast) -> [..., P, R].
@@ -295,6 +304,12 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                   double eps = 1e-5);
 Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
+// x * rsqrt(mean(x², last dims) + eps) * weight, as torch.nn.functional.rms_norm; eps absent:
+// the machine epsilon of x's type (float32's for float16 and bfloat16, which run in float32).
+Tensor rms_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight = Tensor(),
+                std::optional<double> eps = std::nullopt);
+// The eps rms_norm takes when none is given, for an input of this type.
+double rms_norm_default_eps(Dtype input);
 // (N, C, *) normalized per sample over groups of C / num_groups channels: torch.group_norm.
 Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);

@@ -42,6 +42,19 @@ Scalar scalar_attribute(const Attributes& attrs) {
   if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
   return std::get<double>(value);
 }
+// A default that depends on the dtype is the program's: rms_norm without eps uses the epsilon of
+// its input's declared type, also when the graph runs in float64 as the reference of a float32
+// program (the float64 epsilon would be another program).
+const Node& with_declared_defaults(const Graph& graph, const Node& node,
+                                   const ExecutionOptions& options, Node& scratch) {
+  if (node.op != OpKind::RmsNorm || !options.floating_dtype || node.attrs.has("eps") ||
+      node.inputs.empty()) {
+    return node;
+  }
+  scratch = node;
+  scratch.attrs.set("eps", rms_norm_default_eps(graph.type(node.inputs[0]).dtype));
+  return scratch;
+}
 }  // namespace
 
 std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
@@ -393,6 +406,17 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       }
       return one(conv2d(in[0], in[1], optional_input(in, 2), stride, padding, dilation, groups));
     }
+    case OpKind::ConvTranspose1d:
+    case OpKind::ConvTranspose2d: {
+      const auto stride = a.get_ints("stride", {1});
+      const auto padding = a.get_ints("padding", {0});
+      const auto output_padding = a.get_ints("output_padding", {0});
+      const auto dilation = a.get_ints("dilation", {1});
+      const std::int64_t groups = a.get_int("groups", 1);
+      const auto run = node.op == OpKind::ConvTranspose1d ? conv_transpose1d : conv_transpose2d;
+      return one(run(in[0], in[1], optional_input(in, 2), stride, padding, output_padding, groups,
+                     dilation));
+    }
     case OpKind::MaxPool1d:
     case OpKind::MaxPool2d:
     case OpKind::MaxPool3d: {
@@ -443,6 +467,9 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
     case OpKind::LayerNorm:
       return one(layer_norm(in[0], a.get_ints("normalized_shape"), optional_input(in, 1),
                             optional_input(in, 2), a.get_float("eps", 1e-5)));
+    case OpKind::RmsNorm:
+      return one(rms_norm(in[0], a.get_ints("normalized_shape"), optional_input(in, 1),
+                          a.has("eps") ? std::optional<double>(a.get_float("eps")) : std::nullopt));
     case OpKind::GroupNorm:
       return one(group_norm(in[0], a.get_int("num_groups"), optional_input(in, 1),
                             optional_input(in, 2), a.get_float("eps", 1e-5)));
@@ -576,6 +603,7 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
       }
     }
   }
+  Node scratch;  // a node given its declared defaults
   for (std::size_t n = 0; n < graph.nodes().size(); ++n) {
     const Node& node = graph.nodes()[n];
     std::vector<Tensor> inputs;
@@ -585,7 +613,8 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
     try {
       outputs = options.as_written && (is_in_place(node) || is_writeback(node))
                     ? run_node_as_written(node, inputs)
-                    : run_node(node, inputs, options.floating_dtype);
+                    : run_node(with_declared_defaults(graph, node, options, scratch), inputs,
+                               options.floating_dtype);
     } catch (const Error& e) {
       throw Error(node_label(graph, n) + ": " + e.what());
     }

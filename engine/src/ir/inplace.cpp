@@ -48,6 +48,8 @@ bool output_free_for_writing(OpKind op) {
     case OpKind::Addmm:
     case OpKind::Conv1d:
     case OpKind::Conv2d:
+    case OpKind::ConvTranspose1d:
+    case OpKind::ConvTranspose2d:
     case OpKind::AvgPool1d:
     case OpKind::AvgPool2d:
     case OpKind::AdaptiveAvgPool2d:

@@ -332,6 +332,13 @@ OpSchema make_schema(OpKind op) {
                                       {ints_attr("stride", {1}), ints_attr("padding", {0}),
                                        ints_attr("dilation", {1}), int_attr("groups", 1)}),
                                   2);
+    case K::ConvTranspose1d:
+    case K::ConvTranspose2d:
+      return with_optional_inputs(row(op, "conv", {"input", "weight", "bias"},
+                                      {ints_attr("stride", {1}), ints_attr("padding", {0}),
+                                       ints_attr("output_padding", {0}), int_attr("groups", 1),
+                                       ints_attr("dilation", {1})}),
+                                  2);
 
     case K::MaxPool1d:
     case K::MaxPool2d:
@@ -363,6 +370,11 @@ OpSchema make_schema(OpKind op) {
           row(op, "norm", {"input", "weight", "bias"},
               {required("normalized_shape", AttrType::IntList), float_attr("eps", 1e-5)}),
           1, {1, 3});
+    case K::RmsNorm:  // eps absent: the epsilon of the input's (float32 for 16-bit) type
+      return with_optional_inputs(row(op, "norm", {"input", "weight"},
+                                      {required("normalized_shape", AttrType::IntList),
+                                       optional_attr("eps", AttrType::Float)}),
+                                  1);
     case K::GroupNorm:
       return with_optional_inputs(
           row(op, "norm", {"input", "weight", "bias"},

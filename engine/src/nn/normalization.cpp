@@ -118,4 +118,28 @@ Tensor LayerNorm::forward(const Tensor& input) {
   return layer_norm(input, normalized_shape, weight, bias, eps);
 }
 
+RMSNorm::RMSNorm(std::vector<std::int64_t> normalized_shape_, std::optional<double> eps_,
+                 bool elementwise_affine_)
+    : normalized_shape(std::move(normalized_shape_)),
+      eps(eps_),
+      elementwise_affine(elementwise_affine_) {
+  for (std::int64_t s : normalized_shape) {
+    if (s < 0) {
+      throw Error("RMSNorm: normalized_shape must be non-negative, got " +
+                  shape_str(normalized_shape));
+    }
+  }
+  if (elementwise_affine) weight = register_parameter("weight", ones(normalized_shape));
+}
+
+void RMSNorm::reset_parameters() {
+  if (!elementwise_affine) return;
+  autograd::NoGradGuard no_grad;
+  weight.fill_(1.0);
+}
+
+Tensor RMSNorm::forward(const Tensor& input) {
+  return rms_norm(input, normalized_shape, weight, eps);
+}
+
 }  // namespace weft::nn

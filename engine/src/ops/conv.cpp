@@ -1,6 +1,7 @@
 // Convolution as im2col + GEMM, per image: out[g] = W[g] · col(x)[g]. conv1d is conv2d over
-// a unit height. The three kernels (forward, input gradient, weight gradient) are bilinear
-// and each one's derivative is made of the other two, so gradients of any order work.
+// a unit height; the transposed convolutions are the input-gradient kernel. The three kernels
+// (forward, input gradient, weight gradient) are bilinear and each one's derivative is made of
+// the other two, so gradients of any order work.
 #include <algorithm>
 #include <functional>
 #include <mutex>
@@ -342,6 +343,114 @@ Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, In
   }
   return batched ? out : out.squeeze({0});
 }
+// conv_transpose1d / conv_transpose2d: a convolution's input gradient with x as the outgoing
+// gradient and weight [in, out/groups, *kernel] as the convolution's [O, C/groups, *kernel].
+// Validates like PyTorch's _convolution with transposed=1.
+Tensor transposed_convolution(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                              IntList stride_in, IntList padding_in, IntList output_padding_in,
+                              std::int64_t groups, IntList dilation_in, std::size_t dims,
+                              const char* name) {
+  const std::int64_t rank = static_cast<std::int64_t>(dims);
+  if (x.dim() != rank + 1 && x.dim() != rank + 2) {
+    throw Error("Expected " + std::to_string(rank + 1) + "D (unbatched) or " +
+                std::to_string(rank + 2) + "D (batched) input to " + name +
+                ", but got input of size: " + shape_str(x.sizes()));
+  }
+  const bool batched = x.dim() == rank + 2;
+  const Tensor input = batched ? x : x.unsqueeze(0);
+  if (input.dtype() != weight.dtype() || (bias.defined() && bias.dtype() != input.dtype())) {
+    const Dtype other = input.dtype() != weight.dtype() ? weight.dtype() : bias.dtype();
+    throw Error(std::string("expected scalar type ") + torch_scalar_type_name(input.dtype()) +
+                " but found " + torch_scalar_type_name(other));
+  }
+  const auto stride = expand_param(stride_in, dims, "stride");
+  const auto padding = expand_param(padding_in, dims, "padding");
+  const auto output_padding = expand_param(output_padding_in, dims, "output_padding");
+  const auto dilation = expand_param(dilation_in, dims, "dilation");
+  if (groups <= 0) throw Error("non-positive groups is not supported");
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (padding[d] < 0) throw Error("negative padding is not supported");
+    if (output_padding[d] < 0) throw Error("negative output_padding is not supported");
+    if (stride[d] <= 0) throw Error("non-positive stride is not supported");
+    if (dilation[d] <= 0) throw Error("dilation should be greater than zero");
+    if (output_padding[d] >= stride[d] && output_padding[d] >= dilation[d]) {
+      throw Error(
+          "output padding must be smaller than either stride or dilation, but got "
+          "output_padding=" +
+          shape_str(output_padding) + ", stride=" + shape_str(stride) +
+          ", dilation=" + shape_str(dilation));
+    }
+  }
+  const Shape& ws = weight.sizes();
+  const Shape& is = input.sizes();
+  if (weight.dim() != input.dim()) {
+    throw Error("Expected " + std::to_string(weight.dim()) + "-dimensional input for " +
+                std::to_string(weight.dim()) + "-dimensional weight " + shape_str(ws) +
+                ", but got " + std::to_string(input.dim()) + "-dimensional input of size " +
+                shape_str(is) + " instead");
+  }
+  const std::string g_str = std::to_string(groups);
+  if (ws[0] % groups != 0) {
+    throw Error("Given groups=" + g_str + ", expected weight to be divisible by " + g_str +
+                " at dimension 0, but got weight of size " + shape_str(ws) + " instead");
+  }
+  if (is[1] != ws[0]) {
+    throw Error("Given transposed=1, weight of size " + shape_str(ws) + ", expected input" +
+                shape_str(is) + " to have " + std::to_string(ws[0]) + " channels, but got " +
+                std::to_string(is[1]) + " channels instead");
+  }
+  const std::int64_t out_channels = ws[1] * groups;
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != out_channels)) {
+    throw Error("Given transposed=1, weight of size " + shape_str(ws) +
+                ", expected bias to be 1-dimensional with " + std::to_string(out_channels) +
+                " elements, but got bias of size " + shape_str(bias.sizes()) + " instead");
+  }
+  Shape out_shape{is[0], out_channels};
+  std::vector<std::int64_t> extra(dims);
+  for (std::size_t d = 0; d < dims; ++d) {
+    const std::int64_t size = (is[2 + d] - 1) * stride[d] - 2 * padding[d] +
+                              dilation[d] * (ws[2 + d] - 1) + output_padding[d] + 1;
+    if (size <= 0) {
+      throw Error("Given input size per channel: (" + join_sizes({is.begin() + 2, is.end()}) +
+                  "). Calculated output size per channel: (" + std::to_string(size) +
+                  "). Output size is too small");
+    }
+    out_shape.push_back(size);
+    // An output_padding of a stride or more (allowed below the dilation) is reached by zero
+    // rows after the input: the convolution of the output then spans those rows too.
+    extra[d] = output_padding[d] / stride[d];
+  }
+  if (!input.is_floating_point()) {
+    throw Error(std::string("\"slow_conv2d_cpu\" not implemented for '") +
+                torch_scalar_type_name(input.dtype()) + "'");
+  }
+  Tensor source = input;
+  if (std::any_of(extra.begin(), extra.end(), [](std::int64_t e) { return e > 0; })) {
+    std::vector<std::int64_t> pads;  // last dim first, as pad() takes them
+    for (std::size_t d = dims; d-- > 0;) {
+      pads.push_back(0);
+      pads.push_back(extra[d]);
+    }
+    source = pad(input, pads);
+  }
+  Tensor out;
+  if (dims == 1) {
+    const ConvParams p{1, stride[0], 0, padding[0], 1, dilation[0], groups};
+    out = conv_input_grad(source.unsqueeze(2), weight.unsqueeze(2),
+                          {out_shape[0], out_shape[1], 1, out_shape[2]}, p)
+              .squeeze({2});
+  } else {
+    const ConvParams p{stride[0],   stride[1],   padding[0], padding[1],
+                       dilation[0], dilation[1], groups};
+    out = conv_input_grad(source, weight, out_shape, p);
+  }
+  if (bias.defined()) {
+    Shape bias_shape(out.dim(), 1);
+    bias_shape[1] = out_channels;
+    out = add(out, bias.reshape(bias_shape));
+  }
+  return batched ? out : out.squeeze({0});
+}
 }  // namespace
 
 Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride,
@@ -366,6 +475,38 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList
                     .set("groups", groups),
                 conv2d(x, weight, bias, stride, padding, dilation, groups));
   return convolution(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d");
+}
+
+Tensor conv_transpose1d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride,
+                        IntList padding, IntList output_padding, std::int64_t groups,
+                        IntList dilation) {
+  WEFT_TRACE_OP(
+      ConvTranspose1d, (x, weight, bias),
+      ir::Attributes()
+          .set("stride", ops_detail::to_ints(stride))
+          .set("padding", ops_detail::to_ints(padding))
+          .set("output_padding", ops_detail::to_ints(output_padding))
+          .set("groups", groups)
+          .set("dilation", ops_detail::to_ints(dilation)),
+      conv_transpose1d(x, weight, bias, stride, padding, output_padding, groups, dilation));
+  return transposed_convolution(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                                1, "conv_transpose1d");
+}
+
+Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride,
+                        IntList padding, IntList output_padding, std::int64_t groups,
+                        IntList dilation) {
+  WEFT_TRACE_OP(
+      ConvTranspose2d, (x, weight, bias),
+      ir::Attributes()
+          .set("stride", ops_detail::to_ints(stride))
+          .set("padding", ops_detail::to_ints(padding))
+          .set("output_padding", ops_detail::to_ints(output_padding))
+          .set("groups", groups)
+          .set("dilation", ops_detail::to_ints(dilation)),
+      conv_transpose2d(x, weight, bias, stride, padding, output_padding, groups, dilation));
+  return transposed_convolution(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                                2, "conv_transpose2d");
 }
 
 }  // namespace weft

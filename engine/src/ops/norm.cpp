@@ -1,10 +1,11 @@
 // Normalization, dropout and embedding. batch_norm is fused (statistics, normalization and a
 // closed-form backward in a few passes; engine ops when a double backward is recorded);
-// layer_norm, group_norm and instance_norm are compositions of engine ops, so their gradients
-// come from autograd;
-// dropout multiplies by a fixed noise tensor; embedding is an index map (see index.cpp).
+// layer_norm, rms_norm, group_norm and instance_norm are compositions of engine ops, so their
+// gradients come from autograd; dropout multiplies by a fixed noise tensor; embedding is an index
+// map (see index.cpp).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -25,6 +26,41 @@ void check_floating(const Tensor& x, const char* op) {
   if (!x.is_floating_point()) {
     throw Error(std::string("\"") + op + "\" not implemented for '" + dtype_name(x.dtype()) + "'");
   }
+}
+
+// layer_norm's and rms_norm's checks (PyTorch's _check_layer_norm_inputs): the normalized
+// shape is x's last dims and the weight's (and bias's) shape. Returns those dims.
+std::vector<std::int64_t> normalized_dims(const Tensor& x, IntList normalized_shape,
+                                          const Tensor& weight, const Tensor& bias) {
+  const std::int64_t k = static_cast<std::int64_t>(normalized_shape.size());
+  if (k == 0) {
+    throw Error(
+        "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+        "one element, but got normalized_shape = []");
+  }
+  if (weight.defined() && weight.sizes() != normalized_shape.vec()) {
+    throw Error(
+        "Expected weight to be of same shape as normalized_shape, but got weight of shape " +
+        shape_str(weight.sizes()) + " and normalized_shape = " + shape_str(normalized_shape));
+  }
+  if (bias.defined() && bias.sizes() != normalized_shape.vec()) {
+    throw Error("Expected bias to be of same shape as normalized_shape, but got bias of shape " +
+                shape_str(bias.sizes()) + " and normalized_shape = " + shape_str(normalized_shape));
+  }
+  bool matches = x.dim() >= k;
+  for (std::int64_t i = 0; matches && i < k; ++i) {
+    matches = x.size(x.dim() - k + i) == normalized_shape[static_cast<std::size_t>(i)];
+  }
+  if (!matches) {
+    std::string expected = "[*";
+    for (std::int64_t s : normalized_shape) expected += ", " + std::to_string(s);
+    throw Error("Given normalized_shape=" + shape_str(normalized_shape) +
+                ", expected input with shape " + expected + "], but got input of size" +
+                shape_str(x.sizes()));
+  }
+  std::vector<std::int64_t> dims;
+  for (std::int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
+  return dims;
 }
 
 void check_features(const Tensor& t, const char* name, std::int64_t features) {
@@ -287,41 +323,34 @@ Tensor layer_norm(const Tensor& x, IntList normalized_shape, const Tensor& weigh
           .set("normalized_shape", ops_detail::to_ints(normalized_shape))
           .set("eps", eps),
       layer_norm(x, normalized_shape, weight, bias, eps));
-  const std::int64_t k = static_cast<std::int64_t>(normalized_shape.size());
-  if (k == 0) {
-    throw Error(
-        "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
-        "one element, but got normalized_shape = []");
-  }
-  if (weight.defined() && weight.sizes() != normalized_shape.vec()) {
-    throw Error(
-        "Expected weight to be of same shape as normalized_shape, but got weight of shape " +
-        shape_str(weight.sizes()) + " and normalized_shape = " + shape_str(normalized_shape));
-  }
-  if (bias.defined() && bias.sizes() != normalized_shape.vec()) {
-    throw Error("Expected bias to be of same shape as normalized_shape, but got bias of shape " +
-                shape_str(bias.sizes()) + " and normalized_shape = " + shape_str(normalized_shape));
-  }
-  bool matches = x.dim() >= k;
-  for (std::int64_t i = 0; matches && i < k; ++i) {
-    matches = x.size(x.dim() - k + i) == normalized_shape[static_cast<std::size_t>(i)];
-  }
-  if (!matches) {
-    std::string expected = "[*";
-    for (std::int64_t s : normalized_shape) expected += ", " + std::to_string(s);
-    throw Error("Given normalized_shape=" + shape_str(normalized_shape) +
-                ", expected input with shape " + expected + "], but got input of size" +
-                shape_str(x.sizes()));
-  }
+  const std::vector<std::int64_t> dims = normalized_dims(x, normalized_shape, weight, bias);
   check_floating(x, "layer_norm");
-  std::vector<std::int64_t> dims;
-  for (std::int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
   const Tensor mu = mean(x, dims, /*keepdim=*/true);
   const Tensor centered = x - mu;
   const Tensor variance = mean(centered * centered, dims, /*keepdim=*/true);
   Tensor out = centered * rsqrt(variance + eps);
   if (weight.defined()) out = out * weight;
   if (bias.defined()) out = out + bias;
+  return out;
+}
+
+double rms_norm_default_eps(Dtype input) {
+  // ATen's opmath type: float for float16 and bfloat16.
+  return input == Dtype::Float64 ? std::numeric_limits<double>::epsilon()
+                                 : static_cast<double>(std::numeric_limits<float>::epsilon());
+}
+
+Tensor rms_norm(const Tensor& x, IntList normalized_shape, const Tensor& weight,
+                std::optional<double> eps) {
+  ir::Attributes attrs;
+  attrs.set("normalized_shape", ops_detail::to_ints(normalized_shape));
+  if (eps) attrs.set("eps", *eps);
+  WEFT_TRACE_OP(RmsNorm, (x, weight), attrs, rms_norm(x, normalized_shape, weight, eps));
+  const std::vector<std::int64_t> dims = normalized_dims(x, normalized_shape, weight, Tensor());
+  check_floating(x, "rms_norm");
+  const double epsilon = eps ? *eps : rms_norm_default_eps(x.dtype());
+  Tensor out = x * rsqrt(mean(x * x, dims, /*keepdim=*/true) + epsilon);
+  if (weight.defined()) out = out * weight;
   return out;
 }
 

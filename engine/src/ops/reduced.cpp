@@ -56,6 +56,8 @@ bool needs_one_dtype(ir::OpKind op) {
     case ir::OpKind::Addmm:
     case ir::OpKind::Conv1d:
     case ir::OpKind::Conv2d:
+    case ir::OpKind::ConvTranspose1d:
+    case ir::OpKind::ConvTranspose2d:
       return true;
     default:
       return false;

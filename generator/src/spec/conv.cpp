@@ -69,6 +69,53 @@ void conv_rule(B& b) {
   b.output(out);
 }
 
+// Transposed convolutions: weight [C, out/groups, *kernel]; each spatial dim gives
+// (in - 1) s - 2p + d(k-1) + output_padding + 1 >= 1, with output_padding below the stride
+// or the dilation.
+template <class B, int Dims>
+void conv_transpose_rule(B& b) {
+  using Int = typename B::Int;
+  const int rank = b.rank(0);
+  b.require_that(rank == Dims + 1 || rank == Dims + 2, "conv_transpose: input rank");
+  const auto x = b.data(0);
+  const int first = rank - Dims;
+  const Int channels = x[static_cast<std::size_t>(first - 1)];
+  b.require(channels >= 1);
+
+  const std::int64_t max_groups = b.chance("groups.any", 0.3) ? 4 : 1;
+  const Int groups = b.attr_int("groups", 1, max_groups);
+  b.require(channels % groups == 0);
+  const Int per_group = b.var("out_per_group", 1, b.chance("out.wide", 0.1) ? 16 : 4);
+
+  const auto stride = per_dim(b, "stride", Dims, 1, 3, 6);
+  const auto padding = per_dim(b, "padding", Dims, 0, 2, 6);
+  const auto output_padding = per_dim(b, "output_padding", Dims, 0, 1, 3);
+  const auto dilation = per_dim(b, "dilation", Dims, 1, 2, 4);
+
+  std::vector<Int> weight{channels, per_group};
+  std::vector<Int> out;
+  if (rank == Dims + 2) out.push_back(x[0]);
+  out.push_back(per_group * groups);
+  const std::int64_t max_dim = b.bounds().max_dim;
+  for (int i = 0; i < Dims; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    const Int& in = x[static_cast<std::size_t>(first + i)];
+    b.require(in >= 1);
+    b.require(output_padding[u] < stride[u] || output_padding[u] < dilation[u]);
+    const std::int64_t small = b.chance("kernel.large." + std::to_string(i), 0.15) ? 8 : 4;
+    const Int k = b.var("kernel." + std::to_string(i), 1, std::min(small, max_dim));
+    const Int size =
+        (in - 1) * stride[u] - 2 * padding[u] + dilation[u] * (k - 1) + output_padding[u] + 1;
+    b.require(size >= 1);
+    b.require(size <= b.lit(max_dim));
+    weight.push_back(k);
+    out.push_back(size);
+  }
+  b.shape_input(1, weight);
+  if (b.present(2)) b.shape_input(2, {per_group * groups});
+  b.output(out);
+}
+
 OpSpec conv(ir::OpKind op, void (*sample)(Sampler&), void (*encode)(Encoder&), int dims) {
   OpSpec s;
   s.op = op;
@@ -91,6 +138,10 @@ OpSpec conv_spec(ir::OpKind op) {
       return conv(op, &conv_rule<Sampler, 1>, &conv_rule<Encoder, 1>, 1);
     case K::Conv2d:
       return conv(op, &conv_rule<Sampler, 2>, &conv_rule<Encoder, 2>, 2);
+    case K::ConvTranspose1d:
+      return conv(op, &conv_transpose_rule<Sampler, 1>, &conv_transpose_rule<Encoder, 1>, 1);
+    case K::ConvTranspose2d:
+      return conv(op, &conv_transpose_rule<Sampler, 2>, &conv_transpose_rule<Encoder, 2>, 2);
     default:
       break;
   }

@@ -14,10 +14,11 @@ OpSpec binary_spec(ir::OpKind op);  // binary.cpp: arithmetic, comparison, logic
 OpSpec reduce_spec(ir::OpKind op);  // reduce.cpp: reductions, scans, softmaxes, sorting
 OpSpec matmul_spec(
     ir::OpKind op);               // matmul.cpp: matmul, mm, bmm, linear, addmm, dot, mv, cdist, ...
-OpSpec conv_spec(ir::OpKind op);  // conv.cpp: conv1d, conv2d
+OpSpec conv_spec(ir::OpKind op);  // conv.cpp: conv1d, conv2d, conv_transpose1d/2d
 OpSpec fold_spec(ir::OpKind op);  // fold.cpp: im2col (F.unfold), col2im (F.fold)
 OpSpec pool_spec(ir::OpKind op);  // pool.cpp: max/avg pooling, adaptive pooling
-OpSpec norm_spec(ir::OpKind op);  // norm.cpp: batch/layer/group/instance norm, dropout, embedding
+OpSpec norm_spec(ir::OpKind op);  // norm.cpp: batch/layer/group/instance/rms norm, dropout,
+                                  // embedding
 OpSpec shape_spec(ir::OpKind op);    // shape.cpp: views and shape changes
 OpSpec reorder_spec(ir::OpKind op);  // reorder.cpp: flip, roll, repeat, diagonal, pixel_*
 OpSpec join_spec(ir::OpKind op);     // join.cpp: cat, stack, split, chunk, pad, tril, triu

@@ -1,5 +1,6 @@
-// Normalization (batch, layer, group, instance), dropout and embedding. The parameters (weight,
-// bias, running statistics, embedding table) are Weight inputs whose shapes follow the input's.
+// Normalization (batch, layer, group, instance, rms), dropout and embedding. The parameters
+// (weight, bias, running statistics, embedding table) are Weight inputs whose shapes follow the
+// input's.
 #include <algorithm>
 #include <string>
 
@@ -50,6 +51,21 @@ void layer_norm_rule(B& b) {
     b.shape_input(1, normalized);
     b.shape_input(2, normalized);
   }
+  b.output(x);
+}
+
+// rms_norm: layer_norm's trailing dims and optional weight (no bias); eps is often left out,
+// as models do (F.rms_norm's None: the epsilon of the input's type).
+template <class B>
+void rms_norm_rule(B& b) {
+  const int rank = b.rank(0);
+  b.require_that(rank >= 1, "rms_norm: scalar input");
+  const auto x = b.data(0);
+  const auto k = static_cast<std::size_t>(b.choose("normalized.count", 1, rank));
+  const std::vector<typename B::Int> normalized(x.end() - static_cast<std::ptrdiff_t>(k), x.end());
+  set_ints(b, "normalized_shape", normalized);
+  if (!b.chance("eps.default", 0.5)) b.attr_float("eps", 1e-6, 1e-2);
+  if (b.present(1)) b.shape_input(1, normalized);
   b.output(x);
 }
 
@@ -167,6 +183,11 @@ OpSpec norm_spec(ir::OpKind op) {
                    InputDecl{"weight", InputRole::Weight, 1, 5, true},
                    InputDecl{"bias", InputRole::Weight, 1, 5, true}},
                   WEFT_RULE(layer_norm_rule));
+    case K::RmsNorm:
+      return make(op,
+                  {InputDecl{"input", InputRole::Data, 1, 5},
+                   InputDecl{"weight", InputRole::Weight, 1, 5, true}},
+                  WEFT_RULE(rms_norm_rule));
     case K::GroupNorm:
       return make(op,
                   {InputDecl{"input", InputRole::Data, 2, 5},

@@ -162,6 +162,8 @@ OpSpec make_spec(ir::OpKind op) {
       return matmul_spec(op);
     case K::Conv1d:
     case K::Conv2d:
+    case K::ConvTranspose1d:
+    case K::ConvTranspose2d:
       return conv_spec(op);
     case K::MaxPool1d:
     case K::MaxPool2d:
@@ -178,6 +180,7 @@ OpSpec make_spec(ir::OpKind op) {
     case K::LayerNorm:
     case K::GroupNorm:
     case K::InstanceNorm:
+    case K::RmsNorm:
     case K::Dropout:
     case K::Embedding:
       return norm_spec(op);

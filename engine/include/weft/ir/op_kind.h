@@ -177,6 +177,8 @@
   /* convolution: ops/conv.cpp */                                          \
   X(Conv1d, "conv1d")                                                      \
   X(Conv2d, "conv2d")                                                      \
+  X(ConvTranspose1d, "conv_transpose1d")                                   \
+  X(ConvTranspose2d, "conv_transpose2d")                                   \
   /* pooling: ops/pool.cpp, 3-D in ops/pool3d.cpp */                                              \
   X(MaxPool1d, "max_pool1d")                                               \
   X(MaxPool2d, "max_pool2d")                                               \
@@ -193,6 +195,7 @@
   X(LayerNorm, "layer_norm")                                               \
   X(GroupNorm, "group_norm")                                               \
   X(InstanceNorm, "instance_norm")                                         \
+  X(RmsNorm, "rms_norm")                                                   \
   X(Dropout, "dropout")                                                    \
   X(Embedding, "embedding")                                                \
   /* losses: ops/loss.cpp */                                               \

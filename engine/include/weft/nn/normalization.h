@@ -78,4 +78,20 @@ class LayerNorm : public Module {
   Tensor bias;
 };
 
+// torch.nn.RMSNorm: x / sqrt(mean(x²) + eps) over the trailing dims of normalized_shape, times
+// weight (ones) when elementwise_affine; eps absent: the epsilon of the input's type.
+class RMSNorm : public Module {
+ public:
+  explicit RMSNorm(std::vector<std::int64_t> normalized_shape,
+                   std::optional<double> eps = std::nullopt, bool elementwise_affine = true);
+
+  Tensor forward(const Tensor& input) override;
+  void reset_parameters();
+
+  std::vector<std::int64_t> normalized_shape;
+  std::optional<double> eps;
+  bool elementwise_affine;
+  Tensor weight;  // undefined unless elementwise_affine
+};
+
 }  // namespace weft::nn

@@ -54,6 +54,11 @@ struct EmittedForward {
   std::string method(int indent = 0) const;
 };
 
+// Python that the emitted program needs where PyTorch is older than an op it calls, placed
+// before the module class: F.rms_norm (PyTorch 2.4) for Debian's 1.13, as ATen's composite
+// computes it (defined only where F lacks it). Empty when the graph calls no such op.
+std::string python_compat_definitions(const ir::Graph& graph);
+
 // Emits `graph`'s forward. Throws weft::Error naming the node for what torch_eager.cpp refuses
 // before calling ATen and that the source cannot express (dropout in training mode with
 // 0 < p < 1, an embedding padding_idx out of range, interpolate's Python-side checks, a
