@@ -9,6 +9,7 @@
 #include <exception>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -245,5 +246,11 @@ bool adaptive_max_cases(Sweep& s, ir::OpKind op);
 // The cases of conv_transpose1d, conv_transpose2d and rms_norm (op_cases_layers.cpp); false for
 // other ops.
 bool layer_cases(Sweep& s, ir::OpKind op);
+
+// The cases of the families shape, scatter, join, index, interpolate, cast and scalar
+// (op_cases_data_movement.cpp); nothing for other families.
+void data_movement_cases(Sweep& s, ir::OpKind op, std::string_view family);
+// The edge cases of every op, added after its family's cases (op_cases_edges.cpp).
+void edge_cases(Sweep& s, ir::OpKind op);
 
 }  // namespace weft::testing::sweep
