@@ -262,40 +262,64 @@ std::vector<std::int64_t> expand_param(IntList values, std::size_t dims, const c
   return values.vec();
 }
 
-// conv1d / conv2d: validates like PyTorch's _convolution, then runs the 2-D kernels.
-Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride_in,
-                   IntList padding_in, IntList dilation_in, std::int64_t groups, std::size_t dims,
-                   const char* name) {
+// What a convolution and a transposed one check alike (PyTorch's _convolution): the input's
+// rank (a missing batch dim is added), the dtypes, the size lists expanded per spatial dim,
+// groups, and the weight's rank.
+struct ConvArgs {
+  bool batched;
+  Tensor input;
+  std::vector<std::int64_t> stride, padding, dilation;
+};
+
+ConvArgs checked_conv_args(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                           IntList stride_in, IntList padding_in, IntList dilation_in,
+                           std::int64_t groups, std::size_t dims, const char* name) {
   const std::int64_t rank = static_cast<std::int64_t>(dims);
   if (x.dim() != rank + 1 && x.dim() != rank + 2) {
     throw Error("Expected " + std::to_string(rank + 1) + "D (unbatched) or " +
                 std::to_string(rank + 2) + "D (batched) input to " + name +
                 ", but got input of size: " + shape_str(x.sizes()));
   }
-  const bool batched = x.dim() == rank + 2;
-  const Tensor input = batched ? x : x.unsqueeze(0);
+  ConvArgs args;
+  args.batched = x.dim() == rank + 2;
+  args.input = args.batched ? x : x.unsqueeze(0);
+  const Tensor& input = args.input;
   if (input.dtype() != weight.dtype() || (bias.defined() && bias.dtype() != input.dtype())) {
     const Dtype other = input.dtype() != weight.dtype() ? weight.dtype() : bias.dtype();
     throw Error(std::string("expected scalar type ") + torch_scalar_type_name(input.dtype()) +
                 " but found " + torch_scalar_type_name(other));
   }
-  const auto stride = expand_param(stride_in, dims, "stride");
-  const auto padding = expand_param(padding_in, dims, "padding");
-  const auto dilation = expand_param(dilation_in, dims, "dilation");
+  args.stride = expand_param(stride_in, dims, "stride");
+  args.padding = expand_param(padding_in, dims, "padding");
+  args.dilation = expand_param(dilation_in, dims, "dilation");
   if (groups <= 0) throw Error("non-positive groups is not supported");
   for (std::size_t d = 0; d < dims; ++d) {
-    if (padding[d] < 0) throw Error("negative padding is not supported");
-    if (stride[d] <= 0) throw Error("non-positive stride is not supported");
-    if (dilation[d] <= 0) throw Error("dilation should be greater than zero");
+    if (args.padding[d] < 0) throw Error("negative padding is not supported");
+    if (args.stride[d] <= 0) throw Error("non-positive stride is not supported");
+    if (args.dilation[d] <= 0) throw Error("dilation should be greater than zero");
   }
-  const Shape& ws = weight.sizes();
-  const Shape& is = input.sizes();
   if (weight.dim() != input.dim()) {
     throw Error("Expected " + std::to_string(weight.dim()) + "-dimensional input for " +
-                std::to_string(weight.dim()) + "-dimensional weight " + shape_str(ws) +
+                std::to_string(weight.dim()) + "-dimensional weight " + shape_str(weight.sizes()) +
                 ", but got " + std::to_string(input.dim()) + "-dimensional input of size " +
-                shape_str(is) + " instead");
+                shape_str(input.sizes()) + " instead");
   }
+  return args;
+}
+
+// conv1d / conv2d: validates like PyTorch's _convolution, then runs the 2-D kernels.
+Tensor convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, IntList stride_in,
+                   IntList padding_in, IntList dilation_in, std::int64_t groups, std::size_t dims,
+                   const char* name) {
+  const ConvArgs args =
+      checked_conv_args(x, weight, bias, stride_in, padding_in, dilation_in, groups, dims, name);
+  const bool batched = args.batched;
+  const Tensor& input = args.input;
+  const std::vector<std::int64_t>& stride = args.stride;
+  const std::vector<std::int64_t>& padding = args.padding;
+  const std::vector<std::int64_t>& dilation = args.dilation;
+  const Shape& ws = weight.sizes();
+  const Shape& is = input.sizes();
   const std::string g_str = std::to_string(groups);
   if (ws[0] < groups) {
     throw Error("Given groups=" + g_str + ", expected weight to be at least " + g_str +
@@ -350,29 +374,16 @@ Tensor transposed_convolution(const Tensor& x, const Tensor& weight, const Tenso
                               IntList stride_in, IntList padding_in, IntList output_padding_in,
                               std::int64_t groups, IntList dilation_in, std::size_t dims,
                               const char* name) {
-  const std::int64_t rank = static_cast<std::int64_t>(dims);
-  if (x.dim() != rank + 1 && x.dim() != rank + 2) {
-    throw Error("Expected " + std::to_string(rank + 1) + "D (unbatched) or " +
-                std::to_string(rank + 2) + "D (batched) input to " + name +
-                ", but got input of size: " + shape_str(x.sizes()));
-  }
-  const bool batched = x.dim() == rank + 2;
-  const Tensor input = batched ? x : x.unsqueeze(0);
-  if (input.dtype() != weight.dtype() || (bias.defined() && bias.dtype() != input.dtype())) {
-    const Dtype other = input.dtype() != weight.dtype() ? weight.dtype() : bias.dtype();
-    throw Error(std::string("expected scalar type ") + torch_scalar_type_name(input.dtype()) +
-                " but found " + torch_scalar_type_name(other));
-  }
-  const auto stride = expand_param(stride_in, dims, "stride");
-  const auto padding = expand_param(padding_in, dims, "padding");
+  const ConvArgs args =
+      checked_conv_args(x, weight, bias, stride_in, padding_in, dilation_in, groups, dims, name);
+  const bool batched = args.batched;
+  const Tensor& input = args.input;
+  const std::vector<std::int64_t>& stride = args.stride;
+  const std::vector<std::int64_t>& padding = args.padding;
+  const std::vector<std::int64_t>& dilation = args.dilation;
   const auto output_padding = expand_param(output_padding_in, dims, "output_padding");
-  const auto dilation = expand_param(dilation_in, dims, "dilation");
-  if (groups <= 0) throw Error("non-positive groups is not supported");
   for (std::size_t d = 0; d < dims; ++d) {
-    if (padding[d] < 0) throw Error("negative padding is not supported");
     if (output_padding[d] < 0) throw Error("negative output_padding is not supported");
-    if (stride[d] <= 0) throw Error("non-positive stride is not supported");
-    if (dilation[d] <= 0) throw Error("dilation should be greater than zero");
     if (output_padding[d] >= stride[d] && output_padding[d] >= dilation[d]) {
       throw Error(
           "output padding must be smaller than either stride or dilation, but got "
@@ -383,12 +394,6 @@ Tensor transposed_convolution(const Tensor& x, const Tensor& weight, const Tenso
   }
   const Shape& ws = weight.sizes();
   const Shape& is = input.sizes();
-  if (weight.dim() != input.dim()) {
-    throw Error("Expected " + std::to_string(weight.dim()) + "-dimensional input for " +
-                std::to_string(weight.dim()) + "-dimensional weight " + shape_str(ws) +
-                ", but got " + std::to_string(input.dim()) + "-dimensional input of size " +
-                shape_str(is) + " instead");
-  }
   const std::string g_str = std::to_string(groups);
   if (ws[0] % groups != 0) {
     throw Error("Given groups=" + g_str + ", expected weight to be divisible by " + g_str +
