@@ -398,7 +398,12 @@ Tensor& Tensor::fill_(double value) {
 }
 
 Tensor& Tensor::copy_(const Tensor& source) {
-  broadcast_shapes(sizes(), source.sizes());  // throws when source cannot broadcast
+  // source must broadcast to this tensor's own shape, not merely with it: a [3] into a 0-dim
+  // tensor broadcasts with it but would write three elements (found by the reducer's shape pass).
+  if (broadcast_shapes(sizes(), source.sizes()) != sizes()) {
+    throw Error("output with shape " + shape_str(sizes()) + " doesn't match the broadcast shape " +
+                shape_str(broadcast_shapes(sizes(), source.sizes())));
+  }
   if (const ir::Tracer* tracer = ir::active_tracer()) tracer->check_not_traced(*this, "copy_");
   const bool needs_history =
       autograd::grad_enabled() && (requires_grad() || source.requires_grad());

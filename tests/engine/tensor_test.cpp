@@ -3,6 +3,7 @@
 
 #include <climits>
 #include <cmath>
+#include <vector>
 
 #include "weft/error.h"
 #include "weft/memory.h"
@@ -106,6 +107,25 @@ TEST(Tensor, BroadcastMismatchMessageMatchesPyTorch) {
                  "The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
                  "dimension 1");
   }
+}
+
+// The reducer's shape pass once shrank a copy's destination to 0-dim while its source stayed
+// [n]: copy_ wrote past the destination (a segfault). The source must broadcast to the
+// destination's shape, as in PyTorch.
+TEST(Tensor, CopySourceMustBroadcastToTheDestinationsShape) {
+  Tensor scalar = zeros({});
+  try {
+    scalar.copy_(ones({3}));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "output with shape [] doesn't match the broadcast shape [3]");
+  }
+  Tensor row = zeros({1, 3});
+  EXPECT_THROW(row.copy_(ones({2, 3})), Error);
+  EXPECT_THROW(copy(zeros({2}), ones({2, 2})), Error);
+  Tensor grid = zeros({2, 3});
+  grid.copy_(full({3}, 2.0));  // broadcasts to [2, 3]
+  EXPECT_EQ(grid.to_vector<double>(), std::vector<double>(6, 2.0));
 }
 
 TEST(Tensor, TypePromotionFollowsPyTorch) {
