@@ -1,7 +1,7 @@
 #pragma once
-// Python/TorchScript literals and identifiers for the emitted source text (source.cpp), shared
-// with nothing else: the public ones (float_literal, python_tensor_literal, ...) are declared in
-// weft/oracle/source.h.
+// Python/TorchScript literals and identifiers for the emitted source text (source.cpp,
+// source_expressions.cpp), shared with nothing else: the public ones (float_literal,
+// python_tensor_literal, ...) are declared in weft/oracle/source.h.
 #include <cstdint>
 #include <string>
 #include <vector>

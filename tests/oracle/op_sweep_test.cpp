@@ -34,7 +34,7 @@ const std::map<std::string, std::string>& intended_deviations() {
 }
 
 // Conventions that a LibTorch version changed, by label: the engine keeps LibTorch 1.13's, and
-// the judge leaves derivatives on a kink undecided (rounding.cpp). For that LibTorch the case
+// the judge leaves derivatives on a kink undecided (rounding_ops.cpp). For that LibTorch the case
 // must still differ, so that a return to the old convention is noticed.
 struct ConventionChange {
   int libtorch;

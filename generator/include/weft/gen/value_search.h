@@ -77,7 +77,7 @@ FiniteCheck check_finite(const ir::Graph& graph, const ir::TensorMap& values,
                          const std::vector<Tensor>& cotangents);
 
 // Where an op is finite (with a finite gradient): a condition on one of its inputs. Used as
-// the search's loss; rows live in value_search.cpp, one per OpKind.
+// the search's loss; rows live in value_domains.cpp, one per OpKind.
 enum class DomainKind {
   Above,         // x > bound
   AwayFromZero,  // |x| > bound
