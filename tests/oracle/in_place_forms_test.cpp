@@ -182,6 +182,11 @@ TEST(InPlaceForms, GeneratedModelsRaiseNoFalseAlarm) {
     gen::CaseOptions generate;
     generate.generator.seed = seed;
     generate.generator.nodes = 8;
+    // LibTorch 1.13's own known bugs are findings, not false alarms: trace's backward past the
+    // diagonal of a tall matrix (corpus bug-eager-trace-tall-matrix-backward; seed 5 drew one
+    // once three more ops changed the draws) and baddbmm's NaN from its uninitialized result
+    // (pytorch/pytorch#80588). JudgeNoFalseAlarms knows them; here they stay out of the draw.
+    generate.generator.exclude = {ir::OpKind::Trace, ir::OpKind::Baddbmm};
     generate.in_place_rate = 1;
     const gen::GeneratedCase c = gen::generate_case(generator, generate);
     if (ir::count_in_place(c.graph) == 0) continue;
