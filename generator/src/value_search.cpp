@@ -441,16 +441,18 @@ LossPass loss_pass(const Context& ctx, const std::vector<FloatLeaf>& floats,
       }
     }
     std::vector<Tensor> outputs;
+    ir::Node scratch;
+    const ir::Node& declared = ir::with_declared_defaults(graph, node, scratch);
     const bool surrogate = straight_through(node.op) && inputs.size() == 1 &&
                            inputs[0].is_floating_point() && inputs[0].requires_grad();
     if (surrogate) {
-      outputs = ir::run_node(node, {inputs[0].detach()}, Dtype::Float64);
+      outputs = ir::run_node(declared, {inputs[0].detach()}, Dtype::Float64);
       if (outputs.size() == 1 && outputs[0].is_floating_point() &&
           outputs[0].sizes() == inputs[0].sizes()) {
         outputs[0] = add(outputs[0], sub(inputs[0], inputs[0].detach()));
       }
     } else {
-      outputs = ir::run_node(node, inputs, Dtype::Float64);
+      outputs = ir::run_node(declared, inputs, Dtype::Float64);
     }
     for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
       Tensor out = outputs[k];

@@ -206,23 +206,21 @@ class Model {
         for (std::size_t i = 0; i < inputs.size(); ++i) {
           rounded[i] = perturb(inputs[i], unit_of(graph_.type(node.inputs[i]).dtype), gen);
         }
+        ir::Node scratch;
+        const ir::Node& declared = ir::with_declared_defaults(graph_, node, scratch);
         // var_mean and std_mean: their var (std) is var's (std's) steps, their mean a mean.
         const bool with_mean = node.op == ir::OpKind::VarMean || node.op == ir::OpKind::StdMean;
-        std::optional<ir::Node> spread;  // a copy only for these two and rms_norm
+        std::optional<ir::Node> spread;  // a copy only for these two
         if (with_mean) {
           spread = node;
           spread->op = node.op == ir::OpKind::VarMean ? ir::OpKind::Var : ir::OpKind::Std;
-        } else if (node.op == ir::OpKind::RmsNorm && !node.attrs.has("eps")) {
-          // Its default eps is its declared input type's, not float64's.
-          spread = node;
-          spread->attrs.set("eps", rms_norm_default_eps(graph_.type(node.inputs[0]).dtype));
         }
-        const Tensor steps = decomposed(spread ? *spread : node, rounded,
+        const Tensor steps = decomposed(spread ? *spread : declared, rounded,
                                         unit_of(graph_.type(node.outputs[0]).dtype), gen);
         if (steps.defined() && outputs.size() == 1 && steps.sizes() == outputs[0].sizes()) {
           outputs = {steps};
         } else {
-          outputs = ir::run_node(node, rounded, Dtype::Float64);
+          outputs = ir::run_node(declared, rounded, Dtype::Float64);
           if (with_mean && steps.defined() && !outputs.empty() &&
               steps.sizes() == outputs[0].sizes()) {
             outputs[0] = steps;
@@ -307,8 +305,9 @@ class Model {
     }
     std::vector<Tensor> detached;
     for (const Tensor& t : inputs) detached.push_back(t.defined() ? t.detach() : t);
-    std::vector<Tensor> moved =
-        ir::run_node(node, moved_inputs(node, detached, side), Dtype::Float64);
+    ir::Node scratch;
+    std::vector<Tensor> moved = ir::run_node(ir::with_declared_defaults(graph_, node, scratch),
+                                             moved_inputs(node, detached, side), Dtype::Float64);
     if (moved.size() != outputs.size()) return;
     for (std::size_t k = 0; k < moved.size(); ++k) {
       if (!same_values(moved[k], outputs[k])) moved_.insert(n);
@@ -400,7 +399,9 @@ class Model {
       }
       shifted[i] = shift(inputs[i], d, i == 0 ? side : -side);
     }
-    const std::vector<Tensor> moved = ir::run_node(node, shifted, Dtype::Float64);
+    ir::Node scratch;
+    const std::vector<Tensor> moved =
+        ir::run_node(ir::with_declared_defaults(graph_, node, scratch), shifted, Dtype::Float64);
     if (moved.size() != outputs.size()) return;
     for (std::size_t k = 0; k < moved.size(); ++k) {
       if (!moved[k].is_floating_point() || moved[k].sizes() != outputs[k].sizes()) continue;

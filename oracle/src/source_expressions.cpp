@@ -33,7 +33,7 @@ std::string Emitter::rms_norm_call(const ir::Node& node, const Attributes& a,
     return call("F.rms_norm", args);
   }
   const Dtype dtype = graph_.type(node.inputs[0]).dtype;
-  const bool reduced = dtype == Dtype::Float16 || dtype == Dtype::BFloat16;
+  const bool reduced = is_reduced_floating(dtype);
   const std::string wide = reduced ? in[0] + ".float()" : in[0];
   const double eps = a.has("eps") ? a.get_float("eps") : rms_norm_default_eps(dtype);
   std::vector<std::int64_t> dims;

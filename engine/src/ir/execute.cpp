@@ -42,20 +42,14 @@ Scalar scalar_attribute(const Attributes& attrs) {
   if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
   return std::get<double>(value);
 }
-// A default that depends on the dtype is the program's: rms_norm without eps uses the epsilon of
-// its input's declared type, also when the graph runs in float64 as the reference of a float32
-// program (the float64 epsilon would be another program).
-const Node& with_declared_defaults(const Graph& graph, const Node& node,
-                                   const ExecutionOptions& options, Node& scratch) {
-  if (node.op != OpKind::RmsNorm || !options.floating_dtype || node.attrs.has("eps") ||
-      node.inputs.empty()) {
-    return node;
-  }
+}  // namespace
+
+const Node& with_declared_defaults(const Graph& graph, const Node& node, Node& scratch) {
+  if (node.op != OpKind::RmsNorm || node.attrs.has("eps") || node.inputs.empty()) return node;
   scratch = node;
   scratch.attrs.set("eps", rms_norm_default_eps(graph.type(node.inputs[0]).dtype));
   return scratch;
 }
-}  // namespace
 
 std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
                              std::optional<Dtype> floating) {
@@ -613,7 +607,7 @@ Execution execute(const Graph& graph, const TensorMap& leaves, const ExecutionOp
     try {
       outputs = options.as_written && (is_in_place(node) || is_writeback(node))
                     ? run_node_as_written(node, inputs)
-                    : run_node(with_declared_defaults(graph, node, options, scratch), inputs,
+                    : run_node(with_declared_defaults(graph, node, scratch), inputs,
                                options.floating_dtype);
     } catch (const Error& e) {
       throw Error(node_label(graph, n) + ": " + e.what());

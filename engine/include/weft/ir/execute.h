@@ -41,6 +41,13 @@ struct Execution {
   std::vector<Tensor> values;   // by ValueId, when keep_values
 };
 
+// `node` with the defaults that depend on its declared input types written out, for running it
+// on other types (the float64 reference of a float32 program): rms_norm without eps takes the
+// epsilon of its declared input type, which is the program's constant. `node` itself when it has
+// no such default; else a copy held in `scratch`. execute() applies it to every node; callers of
+// run_node on a graph's node in another dtype (the rounding model, the value search) do too.
+const Node& with_declared_defaults(const Graph& graph, const Node& node, Node& scratch);
+
 // Executes one node on engine tensors: the kernel table of the IR.
 std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& inputs,
                              std::optional<Dtype> floating_dtype = std::nullopt);
