@@ -18,6 +18,7 @@
 #include "weft/gen/spec.h"
 #include "weft/gen/value_search.h"
 #include "weft/ir/execute.h"
+#include "weft/ir/random.h"
 #include "weft/ir/validate.h"
 
 namespace weft::gen {
@@ -101,6 +102,7 @@ class Build {
       ops_.push_back(op);
     }
     if (ops_.empty()) throw Error("generate: no op left to draw from (check --ops / --exclude)");
+    only_random_ops_ = std::all_of(ops_.begin(), ops_.end(), ir::is_random_op);
     if (options.dtypes.empty()) throw Error("generate: no dtype to draw leaves from");
     if (options.nodes < 0) throw Error("generate: the node count must be non-negative");
   }
@@ -140,6 +142,11 @@ class Build {
 
  private:
   bool chance(double p) { return std::bernoulli_distribution(std::clamp(p, 0.0, 1.0))(rng_); }
+  ir::OpKind draw_op() {
+    const ir::OpKind op = pick(ops_);
+    if (!ir::is_random_op(op) || only_random_ops_ || chance(options_.random_op_rate)) return op;
+    return pick(ops_);
+  }
   template <typename T>
   const T& pick(const std::vector<T>& items) {
     return items[std::uniform_int_distribution<std::size_t>(0, items.size() - 1)(rng_)];
@@ -320,7 +327,7 @@ class Build {
   }
 
   bool insert_forward() {
-    const OpSpec& spec = gen::spec(pick(ops_));
+    const OpSpec& spec = gen::spec(draw_op());
     const Plan p = plan(spec, /*allow_bound=*/true);
     const auto result = solver_.run(spec, p.bindings, rng_, attempt_bounds(),
                                     options_.samples_per_attempt, /*use_z3=*/true);
@@ -362,7 +369,7 @@ class Build {
     const std::size_t which =
         std::uniform_int_distribution<std::size_t>(0, placeholders_.size() - 1)(rng_);
     const Candidate target = placeholders_[which];
-    const OpSpec& spec = gen::spec(pick(ops_));
+    const OpSpec& spec = gen::spec(draw_op());
     if (!(spec.dtypes & dtype_class(target.dtype))) return false;
     Plan p = plan(spec, /*allow_bound=*/false);
     // Most ops keep their data input's rank: giving fresh data inputs the target's rank makes
@@ -579,6 +586,7 @@ class Build {
   ::weft::Generator value_rng_;
   bool track_values_;
   std::vector<ir::OpKind> ops_;
+  bool only_random_ops_ = false;
   ir::Graph graph_;
   std::vector<Tensor> vals_;             // by ValueId, while track_values_
   std::vector<Candidate> values_;        // node outputs later ops may consume

@@ -57,6 +57,8 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
       return {{2, K::AwayFromZero, 1e-2}};  // the divisor
     case OpKind::Logit:
       return {{0, K::InsideUnit, 2e-2}};  // infinite at 0 and 1
+    case OpKind::Bernoulli:
+      return {{0, K::InsideUnit, 1e-3}};  // probabilities (refused outside [0, 1])
     case OpKind::Fmod:
     case OpKind::Remainder:
       return {{1, K::AwayFromZero, 1e-2}};
@@ -227,6 +229,16 @@ std::vector<DomainHint> domain_hints(ir::OpKind op, bool floating_exponent) {
     case OpKind::GroupNorm:
     case OpKind::InstanceNorm:
     case OpKind::Dropout:
+    case OpKind::FeatureDropout:
+    case OpKind::AlphaDropout:
+    case OpKind::FeatureAlphaDropout:
+    case OpKind::Rrelu:
+    case OpKind::RandLike:
+    case OpKind::RandnLike:
+    case OpKind::Rand:
+    case OpKind::Randn:
+    case OpKind::RandintLike:
+    case OpKind::Randperm:
     case OpKind::Embedding:
     case OpKind::Reshape:
     case OpKind::Flatten:

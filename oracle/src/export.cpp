@@ -13,6 +13,7 @@
 
 #include "weft/error.h"
 #include "weft/oracle/fault.h"
+#include "weft/oracle/random_judging.h"
 #include "weft/oracle/source.h"
 #include "weft_python_runner.h"
 
@@ -213,6 +214,26 @@ std::vector<std::size_t> index_outputs(const ir::Graph& graph) {
   return result;
 }
 
+// The positions, among a run's results (outputs, then gradients of the floating inputs and of
+// the parameters), of those computed from a random draw (random_judging.h).
+std::string drawn_results_list(const ir::Graph& graph) {
+  const random_judging::DrawnResults drawn = random_judging::drawn_results(graph);
+  std::vector<std::string> leaves;
+  for (ir::ValueId id : graph.inputs()) {
+    if (is_floating(graph.type(id).dtype)) leaves.push_back(graph.value(id).name);
+  }
+  for (ir::ValueId id : graph.parameters()) leaves.push_back(graph.value(id).name);
+  std::string list;
+  const auto add = [&](std::size_t i) { list += (list.empty() ? "" : ", ") + std::to_string(i); };
+  for (std::size_t i = 0; i < drawn.outputs.size(); ++i) {
+    if (drawn.outputs[i]) add(i);
+  }
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    if (drawn.gradients.count(leaves[k]) > 0) add(drawn.outputs.size() + k);
+  }
+  return list;
+}
+
 constexpr const char* kSafetensorsReader = R"py(
 def load_safetensors(path):
     """A safetensors reader in a few lines of standard library + torch."""
@@ -325,6 +346,16 @@ def compare(calls, reference, eager, shapes, where):
             what = ("output %d" % i) if i < len(shapes) else ("gradient %d" % (i - len(shapes)))
             if i in INDEX_OUTPUTS:
                 continue  # indices of max/min: ties may pick any one
+            if i in DRAWN_RESULTS and g.shape == r.shape:
+                # Computed from a random draw: PyTorch's numbers, not the reference's, but the
+                # same ones on every call under the same seed.
+                first = calls[0][i]
+                if not torch.equal(g.isnan(), first.isnan()) or \
+                        not torch.equal(g.nan_to_num(0.0), first.nan_to_num(0.0)):
+                    print("%scall %d, %s (drawn): differs from call 0 under the same seed"
+                          % (where, call, what))
+                    bug = True
+                continue
             if g.shape != r.shape:
                 print("%scall %d, %s: shape %s, expected %s" % (where, call, what, list(g.shape),
                                                                 list(r.shape)))
@@ -482,6 +513,8 @@ std::string export_python_script(const ir::Graph& graph, const ir::TensorMap& va
   for (std::size_t i : index_outputs(graph))
     indices += (indices.empty() ? "" : ", ") + std::to_string(i);
   text += "INDEX_OUTPUTS = [" + indices + "]\n";
+  text += "DRAWN_RESULTS = [" + drawn_results_list(graph) +
+          "]  # computed from random draws: shape and repeatability only\n";
   text += fmt::format("CALLS = {}\n", options.calls);
   text += std::string("GRADIENTS = ") +
           (path_has_gradients(backend) && graph.requires_grad() ? "True" : "False") + "\n";

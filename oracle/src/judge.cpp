@@ -49,6 +49,7 @@
 
 #include "weft/error.h"
 #include "weft/ir/validate.h"
+#include "weft/oracle/random_judging.h"
 
 namespace weft::oracle {
 
@@ -197,6 +198,11 @@ struct Item {
   double honest = 0;                      // D: the upper quartile of |e - r|
   double case_scale = 0;                  // G: the largest S of every output and gradient
   double eps = kEps32;  // eps: float32's, or the widest of the case's 16-bit floats
+  // Computed from a random draw (random_judging.h): judged by shape, dtype, repeatability
+  // and, for a sampler's own result (`sampler`), the values its distribution allows.
+  bool drawn = false;
+  const ir::Node* sampler = nullptr;
+  std::string sampler_label;  // "node 2 'noise' (rand_like)"
 };
 
 double honest_error(const Item& item, std::size_t i) {
@@ -258,6 +264,14 @@ std::optional<Problem> compare(const Item& item, const Tensor& tensor, bool chec
     return Problem{Symptom::ShapeMismatch,
                    item.what + " has dtype " + dtype_name(tensor.dtype()) + ", expected " +
                        (item.declared ? dtype_name(*item.declared) : "a floating type")};
+  }
+  if (item.drawn) {
+    if (!item.sampler) return std::nullopt;
+    const auto impossible = random_judging::impossible_draw(*item.sampler, tensor);
+    if (!impossible) return std::nullopt;
+    return Problem{Symptom::WrongOutput, item.what + " " + shape_text(item.shape) +
+                                             ", the draw of " + item.sampler_label + ": " +
+                                             *impossible};
   }
   const std::vector<double> b = tensor.to_vector<double>();
   std::optional<std::size_t> nan_at;
@@ -321,6 +335,13 @@ std::optional<std::string> differs(const Item& item, const Tensor& first, const 
   if (first.sizes() != item.shape) return std::nullopt;  // reported as a shape mismatch
   const std::vector<double> a = first.to_vector<double>();
   const std::vector<double> b = later.to_vector<double>();
+  for (std::size_t i = 0; i < a.size() && item.drawn; ++i) {
+    // Drawn under the same seed on every call: the same numbers, bit for bit.
+    if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;
+    return item.what + " " + shape_text(item.shape) +
+           ", drawn under the same seed: " + number_text(b[i]) + " at element " +
+           std::to_string(i) + ", the call before gave " + number_text(a[i]);
+  }
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;
     if (!item.floating && valid_tie(i, a[i]) && valid_tie(i, b[i])) continue;
@@ -436,6 +457,20 @@ std::vector<Item> reference_items(const ir::Graph& graph, const CallResult& ref,
   items.erase(std::remove_if(items.begin(), items.end(),
                              [&](const Item& item) { return !find_tensor(ref, item)->defined(); }),
               items.end());
+  const random_judging::DrawnResults drawn = random_judging::drawn_results(graph);
+  for (Item& item : items) {
+    if (item.gradient) {
+      item.drawn = drawn.gradients.count(item.leaf) > 0;
+    } else if (item.output < drawn.outputs.size()) {
+      item.drawn = drawn.outputs[item.output];
+      if (const auto node = drawn.sampler[item.output]) {
+        item.sampler = &graph.nodes()[*node];
+        item.sampler_label = "node " + std::to_string(*node) +
+                             (item.sampler->name.empty() ? "" : " '" + item.sampler->name + "'") +
+                             " (" + std::string(ir::op_name(item.sampler->op)) + ")";
+      }
+    }
+  }
   for (Item& item : items) {
     const Tensor& r = *find_tensor(ref, item);
     item.shape = r.sizes();
@@ -467,7 +502,7 @@ std::vector<Item> reference_items(const ir::Graph& graph, const CallResult& ref,
   // intermediates whose size only the other tensors hint at.
   double largest = 0;
   for (const Item& item : items) {
-    if (item.floating) largest = std::max(largest, item.scale);
+    if (item.floating && !item.drawn) largest = std::max(largest, item.scale);
   }
   // Every floating result exactly zero: no hint at all; leaf values are of order one.
   if (largest == 0) largest = 1;
@@ -598,7 +633,7 @@ std::optional<Problem> judge_engine(const ir::Graph& graph,
                                     const std::vector<BackendResult>& results,
                                     const std::vector<Item>& items, const JudgeOptions& options) {
   for (const Item& item : items) {
-    if (!item.floating || item.e.empty()) continue;
+    if (!item.floating || item.e.empty() || item.drawn) continue;
     std::optional<ir::ValueId> value;
     if (!item.gradient && item.output < graph.outputs().size()) {
       value = graph.outputs()[item.output];

@@ -65,6 +65,7 @@ Decision decision_of(const ir::Graph& graph, const ir::Node& node) {
       return Decision::Index;
     case ir::OpKind::Relu:
     case ir::OpKind::LeakyRelu:
+    case ir::OpKind::Rrelu:
     case ir::OpKind::Hardtanh:
     case ir::OpKind::Clamp:
     case ir::OpKind::Abs:
@@ -206,6 +207,13 @@ bool exact(ir::OpKind op) {
     case ir::OpKind::Gt:
     case ir::OpKind::Ge:
     case ir::OpKind::Embedding:
+    // Draws: their values do not depend on their input's (judged by properties, not values).
+    case ir::OpKind::RandLike:
+    case ir::OpKind::RandnLike:
+    case ir::OpKind::Rand:
+    case ir::OpKind::Randn:
+    case ir::OpKind::RandintLike:
+    case ir::OpKind::Randperm:
     case ir::OpKind::Reshape:
     case ir::OpKind::Flatten:
     case ir::OpKind::Squeeze:

@@ -444,18 +444,41 @@ std::string Emitter::expression(std::size_t n, const ir::Node& node, const Attri
                       : call("F.instance_norm",
                              {x, "None", "None", optional_input(in, 1), optional_input(in, 2),
                               "True", "0.1", float_literal(a.get_float("eps"))});
-    case OpKind::Dropout: {
-      // Identity (eval, p == 0, empty input) and p == 1 are deterministic; any other
-      // training-mode mask comes from the framework's RNG (torch_eager.cpp refuses it too).
-      const double p = a.get_float("p");
-      const bool training = a.get_bool("training");
-      std::size_t numel = 1;
-      for (std::int64_t d : shape_of(node.inputs[0])) numel *= static_cast<std::size_t>(d);
-      if (training && p > 0.0 && p < 1.0 && numel > 0) {
-        refuse(n, "dropout in training mode is not comparable across frameworks");
-      }
-      return call("torch.dropout", {x, float_literal(p), bool_literal(training)});
+    // Random draws: the framework's generator, which every path seeds before each call.
+    case OpKind::Dropout:
+    case OpKind::AlphaDropout:
+    case OpKind::FeatureAlphaDropout:
+      return call2("torch." + op, "F." + op,
+                   {x, float_literal(a.get_float("p")), bool_literal(a.get_bool("training"))});
+    case OpKind::FeatureDropout: {
+      // F.dropout1d/2d/3d on a batched (N, C, *) input are feature_dropout.
+      const std::size_t rank = shape_of(node.inputs[0]).size();
+      const std::string python = rank >= 3 && rank <= 5
+                                     ? "F.dropout" + std::to_string(rank - 2) + "d"
+                                     : std::string("torch.feature_dropout");
+      return call2("torch.feature_dropout", python,
+                   {x, float_literal(a.get_float("p")), bool_literal(a.get_bool("training"))});
     }
+    case OpKind::Rrelu:
+      return call2("torch.rrelu", "F.rrelu",
+                   {x, float_literal(a.get_float("lower")), float_literal(a.get_float("upper")),
+                    bool_literal(a.get_bool("training"))});
+    case OpKind::RandLike:
+    case OpKind::RandnLike:
+      return call("torch." + op, {x});
+    case OpKind::Rand:
+    case OpKind::Randn:  // the factory, as programs write it: torch.rand(x.shape, ...)
+      return call("torch." + op, {x + (script() ? ".size()" : ".shape"), "dtype=" + x + ".dtype",
+                                  "device=" + x + ".device"});
+    case OpKind::RandintLike:
+      return call("torch.randint_like",
+                  {x, int_literal(a.get_int("low")), int_literal(a.get_int("high"))});
+    case OpKind::Bernoulli:
+      if (a.has("p")) return call("torch.bernoulli", {x, float_literal(a.get_float("p"))});
+      return call("torch.bernoulli", {x});
+    case OpKind::Randperm:
+      return call("torch.randperm",
+                  {x + ".size(" + int_literal(a.get_int("dim")) + ")", "device=" + x + ".device"});
     case OpKind::Embedding: {
       // torch.nn.functional.embedding: padding_idx checked and wrapped in Python, -1 = none.
       const ir::Shape& weight = shape_of(node.inputs[1]);

@@ -30,6 +30,7 @@
 #include "weft/ir/leaf_values.h"
 #include "weft/ir/op_schema.h"
 #include "weft/ops.h"
+#include "weft/oracle/backend.h"
 
 namespace weft::oracle {
 
@@ -213,16 +214,6 @@ c10::List<c10::optional<at::Tensor>> index_list(const at::Tensor& index) {
   c10::List<c10::optional<at::Tensor>> list;
   list.push_back(index);
   return list;
-}
-
-// torch.nn.functional.dropout. Identity (eval, p == 0, empty input) and p == 1 (x * 0) are
-// deterministic; any other training-mode mask comes from LibTorch's RNG and can never equal
-// the engine's seeded mask, so such a graph is not comparable.
-at::Tensor eager_dropout(const at::Tensor& x, double p, bool training) {
-  if (training && p > 0.0 && p < 1.0 && x.numel() > 0) {
-    throw Error("dropout in training mode is not comparable across frameworks");
-  }
-  return at::dropout(x, p, training);
 }
 
 }  // namespace
@@ -793,8 +784,37 @@ std::vector<at::Tensor> lower_node(const ir::Node& node, const std::vector<at::T
       return one(at::instance_norm(in[0], optional_input(in, 1), optional_input(in, 2), {}, {},
                                    /*use_input_stats=*/true, /*momentum=*/0.1,
                                    a.get_float("eps", 1e-5), /*cudnn_enabled=*/true));
+    // Random draws: LibTorch's generator, seeded before every call (kTorchSeed).
     case OpKind::Dropout:
-      return one(eager_dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true)));
+      return one(at::dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true)));
+    case OpKind::FeatureDropout:
+      return one(at::feature_dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true)));
+    case OpKind::AlphaDropout:
+      return one(at::alpha_dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true)));
+    case OpKind::FeatureAlphaDropout:
+      return one(
+          at::feature_alpha_dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true)));
+    case OpKind::Rrelu:
+      return one(at::rrelu(in[0], a.get_float("lower", 1.0 / 8), a.get_float("upper", 1.0 / 3),
+                           a.get_bool("training", true)));
+    case OpKind::RandLike:
+      return one(at::rand_like(in[0]));
+    case OpKind::RandnLike:
+      return one(at::randn_like(in[0]));
+    case OpKind::Rand:
+      return one(at::rand(in[0].sizes(), in[0].options()));
+    case OpKind::Randn:
+      return one(at::randn(in[0].sizes(), in[0].options()));
+    case OpKind::RandintLike:
+      // Its input gives only shape and type: a constant for autograd, as in Python (LibTorch's
+      // C++ call would record a NotImplemented backward).
+      return one(at::randint_like(in[0].detach(), a.get_int("low", 0), a.get_int("high")));
+    case OpKind::Bernoulli:
+      if (a.has("p")) return one(at::bernoulli(in[0], a.get_float("p")));
+      return one(at::bernoulli(in[0]));
+    case OpKind::Randperm:
+      return one(at::randperm(in[0].size(a.get_int("dim", 0)),
+                              at::TensorOptions().dtype(at::kLong).device(in[0].device())));
     case OpKind::Embedding:
       return one(eager_embedding(in[0], in[1], optional_int(a, "padding_idx")));
     case OpKind::Reshape:
@@ -988,6 +1008,7 @@ TorchExecution run_torch_eager(const ir::Graph& graph, const ir::TensorMap& leav
   }
   // Forward-only runs record nothing; with cotangents, floating leaves require grad.
   const at::AutoGradMode grad_mode(with_gradients);
+  at::manual_seed(kTorchSeed);  // random ops draw the same numbers on every call
 
   std::vector<at::Tensor> values(graph.values().size());
   std::map<std::string, at::Tensor> sources;  // floating leaves that require grad, by name

@@ -103,7 +103,14 @@ def traced_targets(script):
         return torch.autograd.grad(total, leaves, allow_unused=True)
 
     forward = core_targets(lambda *args: model(*args), inputs)
-    both = core_targets(forward_and_backward, inputs)
+    try:
+        both = core_targets(forward_and_backward, inputs)
+    except RuntimeError as e:
+        # PyTorch refusing the backward itself (2.x: torch.bernoulli(x, p) of an x that requires
+        # grad): the forward's reach stands.
+        if "derivative for" not in str(e):
+            raise
+        both = set(forward)
     exported = exported_targets(model, inputs)
     if exported is None:
         EXPORT_REFUSED.append(script)

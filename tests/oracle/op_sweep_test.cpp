@@ -18,6 +18,8 @@
 #include "support/op_cases.h"
 #include "weft/ir/execute.h"
 #include "weft/ir/op_kind.h"
+#include "weft/ir/random.h"
+#include "weft/oracle/random_judging.h"
 #include "weft/oracle/torch_eager.h"
 #include "weft/oracle/torch_info.h"
 
@@ -82,6 +84,11 @@ const std::map<std::string, ConventionChange>& torch_refusal_bugs() {
         "pixel_shuffle's backward is pixel_unshuffle, which returns the zero-element gradient in "
         "its own shape: 'PixelShuffleBackward0 returned an invalid gradient' "
         "(pytorch/pytorch#192816)"}},
+      {"bernoulli/number_p",
+       {2,
+        "PyTorch 2.x gives torch.bernoulli(x, p) of an x that requires grad a NotImplemented "
+        "backward ('derivative for aten::bernoulli is not implemented'); 1.13 returns a "
+        "constant, as the engine does (the draw does not depend on x's values)"}},
   };
   return bugs;
 }
@@ -170,6 +177,113 @@ bool lacks_kernel(const std::string& torch_error, Dtype float_dtype) {
          torch_error.find("not implemented for '") != std::string::npos;
 }
 
+// What a drawing case's result may hold given its input, for the draws that the sampler rule of
+// the judge cannot see (it has no input values): dropout's x / (1 - p) or 0 per element (per
+// (N, C) slice for the feature dropouts), alpha dropout's two affine images, rrelu's slope in
+// [lower, upper] below zero; "" when every element is possible.
+std::string impossible_given_input(const ir::Node& node, const Tensor& x, const Tensor& out) {
+  if (out.sizes() != x.sizes() || x.numel() == 0) return "";
+  const std::vector<double> in = x.to_vector<double>();
+  const std::vector<double> got = out.to_vector<double>();
+  const double rtol = x.dtype() == Dtype::Float64   ? 1e-12
+                      : x.dtype() == Dtype::Float32 ? 1e-6
+                                                    : 2e-2;
+  // Within the rounding of the terms (alpha dropout's x * a + shift cancels near zero).
+  const auto near = [&](double a, double b, double terms) {
+    return std::abs(a - b) <= rtol * (terms + 1e-3);
+  };
+  const double p = node.attrs.get_float("p", 0.5);
+  const bool feature = node.op == OpKind::FeatureDropout || node.op == OpKind::FeatureAlphaDropout;
+  const std::size_t slice =
+      feature && x.dim() >= 2 ? static_cast<std::size_t>(x.numel() / (x.size(0) * x.size(1))) : 1;
+  constexpr double kSaturation = 1.7580993408473766;
+  const double a = 1.0 / std::sqrt((kSaturation * kSaturation * p + 1.0) * (1.0 - p));
+  for (std::size_t start = 0; start < got.size(); start += slice) {
+    int kept = 0, dropped = 0;
+    for (std::size_t i = start; i < start + slice; ++i) {
+      switch (node.op) {
+        case OpKind::Dropout:
+        case OpKind::FeatureDropout:
+          kept += near(got[i], in[i] / (1.0 - p), std::abs(in[i] / (1.0 - p))) ? 1 : 0;
+          dropped += got[i] == 0.0 ? 1 : 0;
+          break;
+        case OpKind::AlphaDropout:
+        case OpKind::FeatureAlphaDropout:
+          kept += near(got[i], in[i] * a + kSaturation * a * p,
+                       std::abs(in[i] * a) + kSaturation * a * p)
+                      ? 1
+                      : 0;
+          dropped += near(got[i], kSaturation * a * (p - 1.0), kSaturation * a) ? 1 : 0;
+          break;
+        case OpKind::Rrelu: {
+          const double lower = node.attrs.get_float("lower", 1.0 / 8);
+          const double upper = node.attrs.get_float("upper", 1.0 / 3);
+          const bool ok = in[i] > 0 ? got[i] == in[i]
+                                    : (in[i] == 0 ? got[i] == 0
+                                                  : got[i] / in[i] >= lower * (1 - rtol) &&
+                                                        got[i] / in[i] <= upper * (1 + rtol));
+          if (!ok) return "element " + std::to_string(i) + ": " + std::to_string(got[i]);
+          ++kept;
+          break;
+        }
+        default:
+          return "";
+      }
+    }
+    const int n = static_cast<int>(slice);
+    const bool whole = feature ? (kept == n || dropped == n) : kept + dropped >= n;
+    if (!whole) {
+      return "elements from " + std::to_string(start) + ": neither kept nor dropped (" +
+             std::to_string(got[start]) + " for input " + std::to_string(in[start]) + ")";
+    }
+  }
+  return "";
+}
+
+// A case that draws (weft/ir/random.h): LibTorch's numbers are not the engine's, so as the judge:
+// the same shapes and dtypes, values its distribution allows, the same numbers when LibTorch runs
+// it again under the same seed, and the gradients that do not flow through the draw by value.
+void compare_drawn_with_torch(const OpCase& c, Dtype float_dtype,
+                              const ir::GradientExecution& engine,
+                              const oracle::TorchExecution& torch,
+                              const std::vector<Tensor>& cotangents) {
+  const std::string where = c.label + " (" + std::string(dtype_name(float_dtype)) + ")";
+  ASSERT_EQ(engine.forward.outputs.size(), torch.outputs.size()) << where << ": output count";
+  const oracle::TorchExecution again = oracle::run_torch_eager(c.graph, c.values, cotangents);
+  const ir::Node& node = c.graph.nodes().front();
+  const Tensor& x = c.values.at(c.graph.value(node.inputs[0]).name);
+  for (std::size_t i = 0; i < torch.outputs.size(); ++i) {
+    const Tensor& e = engine.forward.outputs[i];
+    const Tensor& t = torch.outputs[i];
+    EXPECT_EQ(t.sizes(), e.sizes()) << where << " output " << i;
+    EXPECT_EQ(t.dtype(), e.dtype()) << where << " output " << i;
+    const Mismatch same = compare_tensors(again.outputs[i], t, 0.0, 0.0);
+    EXPECT_TRUE(same.ok) << where << " output " << i
+                         << ": another run under the same seed: " << same.message;
+    for (const auto& [who, value] : {std::pair<const char*, const Tensor*>{"engine", &e},
+                                     std::pair<const char*, const Tensor*>{"torch", &t}}) {
+      if (const auto bad = oracle::random_judging::impossible_draw(node, *value)) {
+        ADD_FAILURE() << where << " output " << i << " of " << who << ": " << *bad;
+      }
+      const std::string given = impossible_given_input(node, x, *value);
+      EXPECT_TRUE(given.empty()) << where << " output " << i << " of " << who << ": " << given;
+    }
+  }
+  const oracle::random_judging::DrawnResults drawn = oracle::random_judging::drawn_results(c.graph);
+  for (const auto& [name, value] : c.values) {
+    if (!value.is_floating_point()) continue;
+    const auto e = engine.gradients.find(name);
+    const auto t = torch.gradients.find(name);
+    ASSERT_TRUE(e != engine.gradients.end() && t != torch.gradients.end())
+        << where << ": gradient of '" << name << "' missing";
+    EXPECT_EQ(t->second.sizes(), e->second.sizes()) << where << " gradient of " << name;
+    if (drawn.gradients.count(name) > 0) continue;
+    const Tolerance tol = tolerance(e->second, t->second);
+    const Mismatch m = compare_tensors(e->second, t->second, tol.rtol, tol.atol);
+    EXPECT_TRUE(m.ok) << where << " gradient of '" << name << "': engine vs torch: " << m.message;
+  }
+}
+
 void compare_with_torch(const OpCase& c, Dtype float_dtype, bool non_finite_cotangents = false) {
   std::vector<Tensor> cotangents = ir::random_cotangents(c.graph, label_seed(c.label));
   if (non_finite_cotangents) cotangents = non_finite(std::move(cotangents));
@@ -217,6 +331,10 @@ void compare_with_torch(const OpCase& c, Dtype float_dtype, bool non_finite_cota
       ADD_FAILURE() << c.label << ": both refuse; engine: " << engine_error
                     << "; torch: " << torch_error;
     }
+    return;
+  }
+  if (ir::has_random_draws(c.graph)) {
+    compare_drawn_with_torch(c, float_dtype, engine, torch, cotangents);
     return;
   }
   const bool imprecise = torch_imprecise(c.label);

@@ -33,6 +33,7 @@
 #include "weft/error.h"
 #include "weft/ir/execute.h"
 #include "weft/ir/op_kind.h"
+#include "weft/ir/random.h"
 #include "weft/oracle/backend.h"
 #include "weft/oracle/source.h"
 #include "weft/oracle/torch_eager.h"
@@ -78,7 +79,7 @@ const char* const kSweepVariants[] = {"torchscript", "torchscript-frozen", "torc
 // from its eager mode, keyed by "<variant> <case label>", with LibTorch's message. These are
 // findings about LibTorch, not about weft; keep every entry explained.
 const std::map<std::string, std::string>& expected_failures() {
-  static const std::map<std::string, std::string> failures{
+  static std::map<std::string, std::string> failures{
       {"torchscript-legacy sum/rank0",
        "the legacy executor's shape propagation asserts on sum.dim_IntList with dim=None for a "
        "rank-0 input: \"isIntList() INTERNAL ASSERT FAILED at "
@@ -92,7 +93,32 @@ const std::map<std::string, std::string>& expected_failures() {
       {"torchscript-frozen pixel_unshuffle/size0_batch", "pixel_unshuffle of an empty tensor"},
       {"torchscript-ofi pixel_unshuffle/size0_batch", "pixel_unshuffle of an empty tensor"},
   };
+  // torch.randint_like(x, ...) of an x that requires grad: Python's eager call gives a constant,
+  // TorchScript's call of aten::randint_like records a NotImplemented backward ("derivative for
+  // aten::randint_like is not implemented"), so the paths with gradients refuse the backward.
+  static const bool randint_added = [] {
+    for (const char* variant : {"torchscript", "torchscript-nnc", "torchscript-legacy"}) {
+      for (const char* label : {"randint_like/float", "randint_like/rank0", "randint_like/size0"}) {
+        failures.emplace(std::string(variant) + " " + label,
+                         "aten::randint_like's NotImplemented backward in TorchScript");
+      }
+    }
+    return true;
+  }();
+  (void)randint_added;
   return failures;
+}
+
+// A case that draws random numbers (weft/ir/random.h), as the judge takes it: a compiled path
+// need not draw eager's numbers, but gives the same shapes and dtypes, and the same numbers on
+// every call (each runs under torch.manual_seed).
+Mismatch compare_drawn(const Tensor& got, const Tensor& expected, const Tensor& first_call) {
+  if (got.sizes() != expected.sizes() || got.dtype() != expected.dtype()) {
+    return Mismatch{false,
+                    "shape or dtype differs from eager's: " + std::string(dtype_name(got.dtype())) +
+                        " vs " + std::string(dtype_name(expected.dtype()))};
+  }
+  return compare_tensors(got, first_call, 0.0, 0.0);
 }
 
 struct PathRun {
@@ -124,7 +150,8 @@ PathRun run(Backend& backend, const Graph& graph, const ir::TensorMap& values,
 // Differences between one variant's run and eager's, as messages (empty: they agree).
 std::vector<std::string> differences(const Backend& backend, const PathRun& got,
                                      const oracle::TorchExecution& eager,
-                                     const ir::TensorMap& values, bool with_gradients) {
+                                     const ir::TensorMap& values, bool with_gradients,
+                                     bool drawn = false) {
   std::vector<std::string> found;
   for (std::size_t k = 0; k < got.calls.size(); ++k) {
     const CallResult& call = got.calls[k];
@@ -134,7 +161,9 @@ std::vector<std::string> differences(const Backend& backend, const PathRun& got,
       continue;
     }
     for (std::size_t i = 0; i < call.outputs.size(); ++i) {
-      const Mismatch m = compare(call.outputs[i], eager.outputs[i]);
+      const Mismatch m =
+          drawn ? compare_drawn(call.outputs[i], eager.outputs[i], got.calls[0].outputs[i])
+                : compare(call.outputs[i], eager.outputs[i]);
       if (!m.ok) {
         found.push_back("call " + std::to_string(k) + " output " + std::to_string(i) + ": " +
                         m.message);
@@ -149,7 +178,9 @@ std::vector<std::string> differences(const Backend& backend, const PathRun& got,
         found.push_back("call " + std::to_string(k) + ": no gradient of '" + name + "'");
         continue;
       }
-      const Mismatch m = compare(g->second, e->second);
+      const Mismatch m = drawn
+                             ? compare_drawn(g->second, e->second, got.calls[0].gradients.at(name))
+                             : compare(g->second, e->second);
       if (!m.ok) {
         found.push_back("call " + std::to_string(k) + " gradient of '" + name + "': " + m.message);
       }
@@ -181,7 +212,8 @@ Checked check_variant(const std::string& variant, const Graph& graph, const ir::
   } else if (!got.error.empty()) {
     problem = got.error;
   } else {
-    for (const std::string& d : differences(*backend, got, eager, values, true)) {
+    for (const std::string& d :
+         differences(*backend, got, eager, values, true, ir::has_random_draws(graph))) {
       problem += (problem.empty() ? "" : "; ") + d;
     }
   }
@@ -611,18 +643,48 @@ TEST(SourceEmitter, TorchScriptDialectUsesAtenNamesAndDtypeCodes) {
 
 TEST(SourceEmitter, RefusesWhatEagerRefusesBeforeCallingATen) {
   Graph g;
-  const ValueId x = g.add_input("x", {Dtype::Float32, {2, 3}});
-  const ValueId y = g.add_node(OpKind::Dropout, {x}, Attributes().set("p", 0.5),
-                               {{Dtype::Float32, {2, 3}}}, "drop")[0];
+  const ValueId index = g.add_input("index", {Dtype::Int64, {2}});
+  const ValueId table = g.add_parameter("table", {Dtype::Float32, {3, 4}});
+  const ValueId y =
+      g.add_node(OpKind::Embedding, {index, table}, Attributes().set("padding_idx", 5),
+                 {{Dtype::Float32, {2, 4}}}, "embed")[0];
   g.mark_output(y);
   for (SourceDialect d : {SourceDialect::TorchScript, SourceDialect::Python}) {
     try {
       oracle::emit_forward(g, d);
-      ADD_FAILURE() << "dropout in training mode was emitted";
+      ADD_FAILURE() << "an embedding with padding_idx past its table was emitted";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("node 0 'drop'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("node 0 'embed'"), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(SourceEmitter, RandomOpsAreWrittenAsProgramsWriteThem) {
+  Graph g;
+  const ValueId x = g.add_input("x", {Dtype::Float32, {2, 3, 4, 5}});
+  const auto add = [&](OpKind op, Attributes a) {
+    g.mark_output(g.add_node(op, {x}, std::move(a), {{Dtype::Float32, {2, 3, 4, 5}}})[0]);
+  };
+  add(OpKind::FeatureDropout, Attributes().set("p", 0.25));
+  add(OpKind::Rand, Attributes());
+  add(OpKind::Bernoulli, Attributes().set("p", 0.5));
+  g.mark_output(
+      g.add_node(OpKind::Randperm, {x}, Attributes().set("dim", 1), {{Dtype::Int64, {3}}})[0]);
+  const auto text = [&](SourceDialect d) {
+    std::string joined;
+    for (const std::string& line : oracle::emit_forward(g, d).lines) joined += line + "\n";
+    return joined;
+  };
+  const std::string python = text(SourceDialect::Python);
+  EXPECT_NE(python.find("F.dropout2d(x, 0.25, True)"), std::string::npos) << python;
+  EXPECT_NE(python.find("torch.rand(x.shape, dtype=x.dtype, device=x.device)"), std::string::npos)
+      << python;
+  EXPECT_NE(python.find("torch.bernoulli(x, 0.5)"), std::string::npos) << python;
+  EXPECT_NE(python.find("torch.randperm(x.size(1), device=x.device)"), std::string::npos) << python;
+  const std::string script = text(SourceDialect::TorchScript);
+  EXPECT_NE(script.find("torch.feature_dropout(x, 0.25, True)"), std::string::npos) << script;
+  EXPECT_NE(script.find("torch.rand(x.size(), dtype=x.dtype, device=x.device)"), std::string::npos)
+      << script;
 }
 
 // --- The Python dialect, run by Debian's python3 (torch 1.13). ---

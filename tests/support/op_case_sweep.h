@@ -246,6 +246,8 @@ bool adaptive_max_cases(Sweep& s, ir::OpKind op);
 // The cases of conv_transpose1d, conv_transpose2d and rms_norm (op_cases_layers.cpp); false for
 // other ops.
 bool layer_cases(Sweep& s, ir::OpKind op);
+// The random draws (op_cases_random.cpp): dropouts, rrelu, the samplers.
+bool random_cases(Sweep& s, ir::OpKind op);
 
 // The cases of the families shape, scatter, join, index, interpolate, cast and scalar
 // (op_cases_data_movement.cpp); nothing for other families.

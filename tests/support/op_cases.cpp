@@ -637,13 +637,6 @@ void norm(Sweep& s, OpKind op) {
              param("bias", v.uniform({3}))},
             attrs().set("normalized_shape", Ints{3}).set("eps", 1e-3));
       break;
-    case OpKind::Dropout:
-      s.add("eval", {in("x", v.uniform({2, 3}))}, attrs().set("training", false));
-      s.add("eval_p0.9", {in("x", v.uniform({2, 3}))},
-            attrs().set("training", false).set("p", 0.9));
-      s.add("train_p0", {in("x", v.uniform({2, 3}))}, attrs().set("training", true).set("p", 0.0));
-      s.add("rank0_eval", {in("x", v.uniform({}))}, attrs().set("training", false));
-      break;
     case OpKind::Embedding:
       s.add("2x3", {in("input", v.ints({2, 3}, 0, 4)), param("weight", v.uniform({5, 4}))});
       s.add("1d_repeats",
@@ -717,7 +710,7 @@ std::vector<OpCase> op_cases(OpKind op, Dtype float_dtype) {
   if (!math_cases(s, op) && !order_cases(s, op) && !accumulate_cases(s, op) &&
       !pool3d_cases(s, op) && !distance_cases(s, op) && !fold_cases(s, op) &&
       !pointwise_cases(s, op) && !product_cases(s, op) && !scan_loss_cases(s, op) &&
-      !adaptive_max_cases(s, op) && !layer_cases(s, op)) {
+      !adaptive_max_cases(s, op) && !layer_cases(s, op) && !random_cases(s, op)) {
     family_cases(s, op);
   }
   edge_cases(s, op);

@@ -297,7 +297,7 @@ Tensor avg_pool3d(const Tensor& x, IntList kernel_size, IntList stride = {}, Int
                   bool ceil_mode = false, bool count_include_pad = true);
 Tensor adaptive_avg_pool3d(const Tensor& x, IntList output_size);
 
-// ---- normalization, dropout, embedding (ops/norm.cpp) ----
+// ---- normalization, embedding (ops/norm.cpp) ----
 // In training mode, running_mean/var (when defined) are updated in place like PyTorch's.
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum = 0.1,
@@ -316,10 +316,39 @@ Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight
 // F.instance_norm with the input's statistics and no running statistics (use_input_stats).
 Tensor instance_norm(const Tensor& x, const Tensor& weight = Tensor(),
                      const Tensor& bias = Tensor(), double eps = 1e-5);
-// Zeroes elements with probability p using a generator seeded with `seed`, scales by 1/(1-p).
-Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
 Tensor embedding(const Tensor& indices, const Tensor& weight,
                  std::optional<std::int64_t> padding_idx = std::nullopt);
+
+// ---- random draws (ops/random.cpp) ----
+// Each draws from a generator seeded with `seed`, so that a graph runs the same twice; the values
+// are weft's own, not PyTorch's (the oracle judges what depends on them by their properties).
+// Zeroes elements with probability p using a generator seeded with `seed`, scales by 1/(1-p).
+Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
+// Dropout of whole channels: one draw per (x.size(0), x.size(1)) entry (F.dropout1d/2d/3d).
+Tensor feature_dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
+// SELU-preserving dropout: dropped elements take SELU's negative saturation, then an affine map
+// keeps mean and variance (F.alpha_dropout); `feature`: per channel (F.feature_alpha_dropout).
+Tensor alpha_dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
+Tensor feature_alpha_dropout(const Tensor& x, double p, bool training, std::uint64_t seed);
+// Randomized leaky ReLU: slopes drawn from U(lower, upper) where x <= 0 in training, the mean
+// slope (lower + upper) / 2 otherwise (F.rrelu).
+Tensor rrelu(const Tensor& x, double lower, double upper, bool training, std::uint64_t seed);
+// U[0, 1) and N(0, 1) in x's floating type and shape.
+Tensor rand_like(const Tensor& x, std::uint64_t seed);
+Tensor randn_like(const Tensor& x, std::uint64_t seed);
+// The same draws as a program writes them with the factory, torch.rand(x.shape, dtype=x.dtype):
+// an op of its own, since PyTorch (aten::rand) and its compilers take another path for it.
+Tensor rand(const Tensor& shape_of, std::uint64_t seed);
+Tensor randn(const Tensor& shape_of, std::uint64_t seed);
+// Integers uniform in [low, high), in x's type and shape.
+Tensor randint_like(const Tensor& x, std::int64_t low, std::int64_t high, std::uint64_t seed);
+// 1 with probability p (per element of the tensor p, or the number p for every element of x's
+// shape), 0 otherwise, in x's type. Not differentiable: the gradient of x is zero.
+Tensor bernoulli(const Tensor& p, std::uint64_t seed);
+Tensor bernoulli(const Tensor& x, double p, std::uint64_t seed);
+// A random permutation of 0 .. n - 1 (int64); the second form is torch.randperm(x.size(dim)).
+Tensor randperm(std::int64_t n, std::uint64_t seed);
+Tensor randperm(const Tensor& size_of, std::int64_t dim, std::uint64_t seed);
 
 // ---- views and shape (ops/shape.cpp); also available as Tensor methods ----
 Tensor reshape(const Tensor& x, IntList shape);

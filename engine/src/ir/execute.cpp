@@ -42,6 +42,10 @@ Scalar scalar_attribute(const Attributes& attrs) {
   if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
   return std::get<double>(value);
 }
+
+std::uint64_t seed_of(const Attributes& attrs) {
+  return static_cast<std::uint64_t>(attrs.get_int("seed", 0));
+}
 }  // namespace
 
 const Node& with_declared_defaults(const Graph& graph, const Node& node, Node& scratch) {
@@ -471,8 +475,34 @@ std::vector<Tensor> run_node(const Node& node, const std::vector<Tensor>& in,
       return one(instance_norm(in[0], optional_input(in, 1), optional_input(in, 2),
                                a.get_float("eps", 1e-5)));
     case OpKind::Dropout:
-      return one(dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true),
-                         static_cast<std::uint64_t>(a.get_int("seed", 0))));
+      return one(dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true), seed_of(a)));
+    case OpKind::FeatureDropout:
+      return one(
+          feature_dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true), seed_of(a)));
+    case OpKind::AlphaDropout:
+      return one(
+          alpha_dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true), seed_of(a)));
+    case OpKind::FeatureAlphaDropout:
+      return one(feature_alpha_dropout(in[0], a.get_float("p", 0.5), a.get_bool("training", true),
+                                       seed_of(a)));
+    case OpKind::Rrelu:
+      return one(rrelu(in[0], a.get_float("lower", 1.0 / 8), a.get_float("upper", 1.0 / 3),
+                       a.get_bool("training", true), seed_of(a)));
+    case OpKind::RandLike:
+      return one(rand_like(in[0], seed_of(a)));
+    case OpKind::RandnLike:
+      return one(randn_like(in[0], seed_of(a)));
+    case OpKind::Rand:
+      return one(rand(in[0], seed_of(a)));
+    case OpKind::Randn:
+      return one(randn(in[0], seed_of(a)));
+    case OpKind::RandintLike:
+      return one(randint_like(in[0], a.get_int("low", 0), a.get_int("high"), seed_of(a)));
+    case OpKind::Bernoulli:
+      if (a.has("p")) return one(bernoulli(in[0], a.get_float("p"), seed_of(a)));
+      return one(bernoulli(in[0], seed_of(a)));
+    case OpKind::Randperm:
+      return one(randperm(in[0], a.get_int("dim", 0), seed_of(a)));
     case OpKind::Embedding:
       return one(embedding(in[0], in[1], optional_int(a, "padding_idx")));
     case OpKind::Reshape:

@@ -147,7 +147,10 @@ bool may_alias_input(const Node& node) {
     case OpKind::Chunk:
     case OpKind::Contiguous:
     case OpKind::Cast:
-    case OpKind::Dropout:
+    case OpKind::Dropout:  // eval mode or p == 0 returns the input itself, in both
+    case OpKind::FeatureDropout:
+    case OpKind::AlphaDropout:
+    case OpKind::FeatureAlphaDropout:
       return true;
     default:
       return false;

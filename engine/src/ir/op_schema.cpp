@@ -384,8 +384,27 @@ OpSchema make_schema(OpKind op) {
       return with_optional_inputs(
           row(op, "norm", {"input", "weight", "bias"}, {float_attr("eps", 1e-5)}), 1, {1, 3});
     case K::Dropout:
-      return unary(op, "norm",
+    case K::FeatureDropout:
+    case K::AlphaDropout:
+    case K::FeatureAlphaDropout:
+      return unary(op, "random",
                    {float_attr("p", 0.5), bool_attr("training", true), int_attr("seed", 0)});
+    case K::Rrelu:
+      return unary(op, "random",
+                   {float_attr("lower", 1.0 / 8), float_attr("upper", 1.0 / 3),
+                    bool_attr("training", true), int_attr("seed", 0)});
+    case K::RandLike:
+    case K::RandnLike:
+    case K::Rand:
+    case K::Randn:
+      return unary(op, "random", {int_attr("seed", 0)});
+    case K::RandintLike:
+      return unary(op, "random",
+                   {int_attr("low", 0), required("high", AttrType::Int), int_attr("seed", 0)});
+    case K::Bernoulli:  // p absent: the input holds the probabilities
+      return unary(op, "random", {optional_attr("p", AttrType::Float), int_attr("seed", 0)});
+    case K::Randperm:
+      return unary(op, "random", {int_attr("dim", 0), int_attr("seed", 0)});
     case K::Embedding:
       return row(op, "norm", {"input", "weight"}, {optional_attr("padding_idx", AttrType::Int)});
 

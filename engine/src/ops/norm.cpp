@@ -1,12 +1,11 @@
-// Normalization, dropout and embedding. batch_norm is fused (statistics, normalization and a
+// Normalization and embedding. batch_norm is fused (statistics, normalization and a
 // closed-form backward in a few passes; engine ops when a double backward is recorded);
 // layer_norm, rms_norm, group_norm and instance_norm are compositions of engine ops, so their
-// gradients come from autograd; dropout multiplies by a fixed noise tensor; embedding is an index
-// map (see index.cpp).
+// gradients come from autograd; embedding is an index map (see index.cpp). The dropouts are in
+// random.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <string>
 
@@ -423,33 +422,6 @@ Tensor instance_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, 
   check_floating(x, "instance_norm");
   if (x.numel() == 0) return x.clone();
   return normalize_groups(x, x.size(1), weight, bias, eps);
-}
-
-Tensor dropout(const Tensor& x, double p, bool training, std::uint64_t seed) {
-  WEFT_TRACE_OP(Dropout, (x),
-                ir::Attributes()
-                    .set("p", p)
-                    .set("training", training)
-                    .set("seed", static_cast<std::int64_t>(seed)),
-                dropout(x, p, training, seed));
-  if (!(p >= 0.0 && p <= 1.0)) {
-    std::ostringstream message;
-    message << "dropout probability has to be between 0 and 1, but got " << p;
-    throw Error(message.str());
-  }
-  if (!training || p == 0.0 || x.numel() == 0) return x;
-  if (p == 1.0) return mul(x, scalar_tensor(0.0, dtype(x.dtype())));  // NaN stays NaN, as x * 0
-  check_floating(x, "dropout");
-  // noise = bernoulli(1 - p) / (1 - p), drawn in row-major order from a 53-bit uniform.
-  std::mt19937_64 rng(seed);
-  const double keep = 1.0 - p;
-  std::vector<double> noise(static_cast<std::size_t>(x.numel()));
-  for (double& v : noise) {
-    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-    v = u < keep ? 1.0 / keep : 0.0;
-  }
-  const Tensor scale = tensor(noise, x.sizes()).to(x.dtype());
-  return mul(x, scale);
 }
 
 Tensor embedding(const Tensor& indices, const Tensor& weight,

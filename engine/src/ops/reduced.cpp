@@ -17,8 +17,8 @@ namespace weft::ops_detail {
 
 namespace {
 
-// Ops that only move or convert elements: they run on the 16-bit storage itself (views stay
-// views, and a cast converts once).
+// Ops that only move or convert elements, or draw them: they run on the 16-bit storage itself
+// (views stay views, and a cast converts once).
 bool moves_only(ir::OpKind op) {
   switch (op) {
     case ir::OpKind::Cast:
@@ -39,6 +39,14 @@ bool moves_only(ir::OpKind op) {
     case ir::OpKind::Cat:
     case ir::OpKind::Stack:
     case ir::OpKind::Copy:  // the result is self's dtype, whatever src's
+    // Draws in the 16-bit type itself: U[0, 1) rounded from float32 could reach 1.
+    case ir::OpKind::RandLike:
+    case ir::OpKind::RandnLike:
+    case ir::OpKind::Rand:
+    case ir::OpKind::Randn:
+    case ir::OpKind::RandintLike:
+    case ir::OpKind::Bernoulli:
+    case ir::OpKind::Randperm:
       return true;
     default:
       return false;

@@ -17,8 +17,8 @@ OpSpec matmul_spec(
 OpSpec conv_spec(ir::OpKind op);  // conv.cpp: conv1d, conv2d, conv_transpose1d/2d
 OpSpec fold_spec(ir::OpKind op);  // fold.cpp: im2col (F.unfold), col2im (F.fold)
 OpSpec pool_spec(ir::OpKind op);  // pool.cpp: max/avg pooling, adaptive pooling
-OpSpec norm_spec(ir::OpKind op);  // norm.cpp: batch/layer/group/instance/rms norm, dropout,
-                                  // embedding
+OpSpec norm_spec(ir::OpKind op);  // norm.cpp: batch/layer/group/instance/rms norm, embedding
+OpSpec random_spec(ir::OpKind op);   // random.cpp: dropouts, rrelu, rand*, bernoulli, randperm
 OpSpec shape_spec(ir::OpKind op);    // shape.cpp: views and shape changes
 OpSpec reorder_spec(ir::OpKind op);  // reorder.cpp: flip, roll, repeat, diagonal, pixel_*
 OpSpec join_spec(ir::OpKind op);     // join.cpp: cat, stack, split, chunk, pad, tril, triu

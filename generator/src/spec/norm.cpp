@@ -1,4 +1,4 @@
-// Normalization (batch, layer, group, instance, rms), dropout and embedding. The parameters
+// Normalization (batch, layer, group, instance, rms) and embedding. The parameters
 // (weight, bias, running statistics, embedding table) are Weight inputs whose shapes follow the
 // input's.
 #include <algorithm>
@@ -109,21 +109,6 @@ void instance_norm_rule(B& b) {
   b.output(x);
 }
 
-// Training-mode dropout with 0 < p < 1 draws a mask the oracle cannot reproduce across
-// frameworks: training is rare, and then p is 0 or 1 (both deterministic).
-template <class B>
-void dropout_rule(B& b) {
-  const bool training = b.chance("training", 0.2);
-  b.set_attr("training", training);
-  if (training) {
-    b.set_attr("p", b.chance("p.one", 0.5) ? 1.0 : 0.0);
-  } else {
-    b.attr_float("p", 0.0, 1.0);
-  }
-  b.set_attr("seed", b.choose("seed", 0, 1 << 30));
-  b.output(b.data(0));
-}
-
 // Indices of any rank into a [num_embeddings, dim] table: out = indices.shape + [dim].
 template <class B>
 void embedding_rule(B& b) {
@@ -200,8 +185,6 @@ OpSpec norm_spec(ir::OpKind op) {
                    InputDecl{"weight", InputRole::Weight, 1, 1, true},
                    InputDecl{"bias", InputRole::Weight, 1, 1, true}},
                   WEFT_RULE(instance_norm_rule));
-    case K::Dropout:
-      return make(op, {InputDecl{"self", InputRole::Data, 0, 5}}, WEFT_RULE(dropout_rule));
     case K::Embedding:
       return make(op,
                   {InputDecl{"input", InputRole::Index, 0, 3},

@@ -181,9 +181,21 @@ OpSpec make_spec(ir::OpKind op) {
     case K::GroupNorm:
     case K::InstanceNorm:
     case K::RmsNorm:
-    case K::Dropout:
     case K::Embedding:
       return norm_spec(op);
+    case K::Dropout:
+    case K::FeatureDropout:
+    case K::AlphaDropout:
+    case K::FeatureAlphaDropout:
+    case K::Rrelu:
+    case K::RandLike:
+    case K::RandnLike:
+    case K::Rand:
+    case K::Randn:
+    case K::RandintLike:
+    case K::Bernoulli:
+    case K::Randperm:
+      return random_spec(op);
     case K::Reshape:
     case K::Flatten:
     case K::Squeeze:

@@ -3,6 +3,7 @@
 // a .pt2 package (python.cpp's packager); this file loads the package with LibTorch's
 // torch::inductor::AOTIModelPackageLoader and runs it. Built only against LibTorch >= 2.6
 // (oracle/CMakeLists.txt; aoti_absent.cpp otherwise). Forward only: a package has no backward.
+#include <ATen/Context.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
 #include <chrono>
@@ -75,6 +76,7 @@ class AotiBackend final : public Backend {
     std::vector<at::Tensor> inputs;
     for (const auto& [leaf, value] : inputs_) inputs.push_back(leaf_to_torch(leaf, value, cuda_));
     std::vector<at::Tensor> outputs;
+    at::manual_seed(kTorchSeed);  // random ops draw the same numbers on every call
     try {
       outputs = loader_->run(inputs);
     } catch (const c10::Error& e) {

@@ -8,6 +8,7 @@
 // The executor and fuser switches are process-global; each backend sets the ones its path
 // needs for the duration of its prepare() and call() and restores the previous values after,
 // so that the variants can share a process.
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Logging.h>
@@ -271,6 +272,7 @@ class TorchScriptBackend final : public Backend {
     }
     const ScopedJitSettings settings(settings_for(variant_));
     const at::AutoGradMode grad_mode(with_gradients);
+    at::manual_seed(kTorchSeed);  // random ops draw the same numbers on every call
 
     // Fresh leaves on every call: bodies may mutate their inputs, and each call's gradients
     // must be its own. Frozen modules hold their parameters as constants.

@@ -152,6 +152,8 @@ class Prepared:
         if self.run is None:
             raise RuntimeError("this mode only writes a package; it takes no calls")
         gradients = request["gradients"]
+        # Random ops draw the same numbers on every call (weft's kTorchSeed).
+        torch.manual_seed(0)
         leaves = {n: self.fresh_input(n) for n in self.inputs}
         for t in leaves.values():
             if t.is_floating_point():

@@ -190,14 +190,26 @@
   X(MaxPool3d, "max_pool3d")                                             \
   X(AvgPool3d, "avg_pool3d")                                             \
   X(AdaptiveAvgPool3d, "adaptive_avg_pool3d")                            \
-  /* normalization and regularization: ops/norm.cpp */                     \
+  /* normalization and embedding: ops/norm.cpp */                          \
   X(BatchNorm, "batch_norm")                                               \
   X(LayerNorm, "layer_norm")                                               \
   X(GroupNorm, "group_norm")                                               \
   X(InstanceNorm, "instance_norm")                                         \
   X(RmsNorm, "rms_norm")                                                   \
-  X(Dropout, "dropout")                                                    \
   X(Embedding, "embedding")                                                \
+  /* random draws, judged by their properties: ops/random.cpp */           \
+  X(Dropout, "dropout")                                                    \
+  X(FeatureDropout, "feature_dropout")                                     \
+  X(AlphaDropout, "alpha_dropout")                                         \
+  X(FeatureAlphaDropout, "feature_alpha_dropout")                          \
+  X(Rrelu, "rrelu")                                                        \
+  X(RandLike, "rand_like")                                                 \
+  X(RandnLike, "randn_like")                                               \
+  X(Rand, "rand")                                                          \
+  X(Randn, "randn")                                                        \
+  X(RandintLike, "randint_like")                                           \
+  X(Bernoulli, "bernoulli")                                                \
+  X(Randperm, "randperm")                                                  \
   /* losses: ops/loss.cpp */                                               \
   X(MseLoss, "mse_loss")                                                   \
   X(L1Loss, "l1_loss")                                                     \

@@ -38,6 +38,10 @@ struct GeneratorOptions {
   // Rate of edge cases: size-0 dims, rank-0 tensors, int/bool values, graphs without inputs,
   // attributes far from the usual. 0 turns them off.
   double edge_rate = 0.05;
+  // The share of their draws that random ops (dropouts, rand_like, ...; weft/ir/random.h) keep:
+  // what they feed is judged by its properties only, so they come at a lower rate than the
+  // others (a redraw otherwise), unless the op list holds nothing else.
+  double random_op_rate = 0.3;
   // Random draws per insertion attempt before Z3 is asked.
   int samples_per_attempt = 32;
   // Share of backward insertion attempts that call Z3 when sampling fails (forward ones always do).

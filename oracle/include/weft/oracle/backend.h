@@ -12,6 +12,7 @@
 // ...; and "fault:<kind>@<op>" (weft/oracle/fault.h). A C++ path runs in a worker of a weft
 // built against its LibTorch (worker.h routes it); the others run in any worker.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -154,6 +155,10 @@ struct PathTraits {
 };
 // An unknown name gets a compiled path's traits: starts from "torch", has a warm-up.
 const PathTraits& path_traits(std::string_view backend);
+
+// The seed every PyTorch path sets (torch.manual_seed) before each call: a path's random ops
+// (weft/ir/random.h) draw the same numbers on every call, which the judge checks.
+inline constexpr std::uint64_t kTorchSeed = 0;
 
 // The reference and the honest float32 execution the judge measures others against.
 inline constexpr const char* kReferenceBackend = "engine-f64";
