@@ -11,6 +11,7 @@
 
 #include "spec/solve.h"
 #include "weft/gen/spec.h"
+#include "weft/gen/value_search.h"
 #include "weft/ir/execute.h"
 #include "weft/ops.h"
 #include "weft/random.h"
@@ -80,6 +81,10 @@ inline SpecCheck check_spec(ir::OpKind op, int attempts, std::uint64_t seed, int
         const Dtype dt =
             role == InputRole::Weight && !is_floating(data_dtype) ? Dtype::Float32 : data_dtype;
         t = (rand(shape) * 4.0 - 2.0).to(dt);
+        // Values that the op refuses outside a domain (bernoulli's probabilities) go inside it.
+        for (const DomainHint& hint : domain_hints(op, false)) {
+          if (hint.input == i && hint.kind == DomainKind::InsideUnit) t = rand(shape).to(dt);
+        }
       }
       tensors.push_back(t);
       dtypes_in.push_back(t.dtype());

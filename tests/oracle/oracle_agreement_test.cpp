@@ -42,6 +42,14 @@ const std::map<std::string, std::string>& known_disagreements() {
       {"torchscript-ofi pixel_unshuffle/size0_batch", "pixel_unshuffle of an empty tensor"},
       {"torch2-libtorch pixel_shuffle/size0_batch", "pixel_unshuffle of an empty gradient"},
       {"torch2-libtorch pixel_unshuffle/size0_batch", "pixel_unshuffle of an empty tensor"},
+      // TorchScript's aten::randint_like of an input that requires grad records a NotImplemented
+      // backward (Python's eager call gives a constant): the paths with gradients refuse it.
+      {"torchscript randint_like/float", "TorchScript's randint_like backward"},
+      {"torchscript randint_like/rank0", "TorchScript's randint_like backward"},
+      {"torchscript randint_like/size0", "TorchScript's randint_like backward"},
+      {"torchscript-nnc randint_like/float", "TorchScript's randint_like backward"},
+      {"torchscript-nnc randint_like/rank0", "TorchScript's randint_like backward"},
+      {"torchscript-nnc randint_like/size0", "TorchScript's randint_like backward"},
   };
   return known;
 }
@@ -57,6 +65,11 @@ struct KnownBug {
   const char* needs_op = nullptr;
 };
 constexpr KnownBug kKnownBugs[] = {
+    {"torchscript", "derivative for aten::randint_like is not implemented",
+     "TorchScript's aten::randint_like of an input that requires grad records a NotImplemented "
+     "backward; Python's eager torch.randint_like gives a constant (corpus "
+     "bug-torchscript-randint-like-backward)",
+     "randint_like"},
     {"torchscript-ofi", "-dimensional input for 4-dimensional weight",
      "optimize_for_inference rewrites conv2d to oneDNN, which refuses unbatched (3-D) input that "
      "eager conv2d accepts"},

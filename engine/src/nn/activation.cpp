@@ -5,6 +5,7 @@
 
 #include "weft/error.h"
 #include "weft/ops.h"
+#include "weft/random.h"
 
 namespace weft::nn {
 
@@ -31,6 +32,11 @@ Tensor Tanh::forward(const Tensor& input) {
 
 Tensor LeakyReLU::forward(const Tensor& input) {
   return leaky_relu(input, negative_slope);
+}
+
+Tensor RReLU::forward(const Tensor& input) {
+  return rrelu(input, lower, upper, is_training(),
+               is_training() ? default_generator().engine()() : 0);
 }
 
 GELU::GELU(std::string approximate_) : approximate(std::move(approximate_)) {

@@ -32,6 +32,16 @@ class LeakyReLU : public Module {
   double negative_slope;
 };
 
+// Randomized leaky ReLU: in training a slope drawn from U(lower, upper) per element below zero
+// (a fresh seed from the default generator per call), in eval the mean slope.
+class RReLU : public Module {
+ public:
+  explicit RReLU(double lower = 1.0 / 8, double upper = 1.0 / 3) : lower(lower), upper(upper) {}
+  Tensor forward(const Tensor& input) override;
+  double lower;
+  double upper;
+};
+
 // approximate: "none" (exact, with erf) or "tanh".
 class GELU : public Module {
  public:
