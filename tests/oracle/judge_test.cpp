@@ -756,6 +756,31 @@ TEST(JudgeRootCauses, EagerRefusingForWantOfAKernelIsACapabilityGapNotABug) {
   expect_single(g.verdict(), Symptom::ExceptionMismatch, "torch");
 }
 
+// A compiled path of the same PyTorch refusing a case its eager refuses, in its own words (seed
+// 1400: torch.compile's "BackendCompilerFailed" over 2.x's missing bernoulli.p derivative),
+// shares eager's gap; where eager ran, the same refusal stays the compiled path's bug.
+TEST(JudgeRootCauses, ACompiledPathRefusingWhatItsEagerCannotRunSharesTheGap) {
+  Fixture f;
+  f.torch().backend = "torch2-eager";
+  f.torch().outcome = Outcome::Exception;
+  f.torch().calls.clear();
+  f.torch().message = "python: RuntimeError: derivative for aten::bernoulli is not implemented";
+  f.results.push_back(as_path(f.torch(), "torch2-aot-eager"));
+  f.results.back().message = "python: BackendCompilerFailed: backend='aot_eager' raised:";
+  f.results.push_back(as_path(f.torch(), "torch2-inductor"));
+  f.results.back().message = "python: BackendCompilerFailed: backend='inductor' raised:";
+  const Verdict verdict = f.verdict();
+  EXPECT_FALSE(verdict.bug()) << describe(verdict);
+  EXPECT_EQ(verdict.unsupported.size(), 1u);
+  Fixture g;
+  g.results.push_back(as_path(g.torch(), "torch2-eager"));
+  g.results.push_back(as_path(g.torch(), "torch2-aot-eager"));
+  g.results.back().outcome = Outcome::Exception;
+  g.results.back().calls.clear();
+  g.results.back().message = "python: BackendCompilerFailed: backend='aot_eager' raised:";
+  expect_single(g.verdict(), Symptom::ExceptionMismatch, "torch2-aot-eager");
+}
+
 // The same refusal in other words: a Python path adds the exception type, a C++ path the node
 // label. Eager executions standing in for an absent eager path share the gap too (a campaign
 // of a sibling build: torch2-libtorch judged without torch2-eager).

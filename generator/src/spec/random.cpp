@@ -28,15 +28,10 @@ void dropout_probability(B& b) {
   seed_rule_attr(b);
 }
 
+// Every dropout; the feature ones (F.dropout1d/2d/3d) take a batched 3-D, 4-D or 5-D input
+// (their specs' minimum rank).
 template <class B>
 void dropout_rule(B& b) {
-  dropout_probability(b);
-  b.output(b.data(0));
-}
-
-// F.dropout1d/2d/3d: one draw per (N, C) of a batched 3-D, 4-D or 5-D input.
-template <class B>
-void feature_dropout_rule(B& b) {
   dropout_probability(b);
   b.output(b.data(0));
 }
@@ -111,7 +106,7 @@ OpSpec random_spec(ir::OpKind op) {
       return make(op, 0, kFloat, WEFT_RULE(dropout_rule));
     case K::FeatureDropout:
     case K::FeatureAlphaDropout:
-      return make(op, 3, kFloat, WEFT_RULE(feature_dropout_rule));
+      return make(op, 3, kFloat, WEFT_RULE(dropout_rule));
     case K::Rrelu:
       return make(op, 0, kFloat, WEFT_RULE(rrelu_rule));
     case K::RandLike:
