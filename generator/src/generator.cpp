@@ -245,18 +245,42 @@ class Build {
     return p;
   }
 
+  // Whether a node reads `value`, or a value computed from it, in a slot that has a value-domain
+  // hint.
+  bool feeds_a_domain(ir::ValueId value) const {
+    std::vector<bool> from(graph_.values().size(), false);
+    from[static_cast<std::size_t>(value)] = true;
+    for (const ir::Node& node : graph_.nodes()) {
+      bool reads = false;
+      for (ir::ValueId in : node.inputs) reads = reads || from[static_cast<std::size_t>(in)];
+      if (!reads) continue;
+      for (const DomainHint& h : domain_hints(graph_, node)) {
+        if (h.input < node.inputs.size() && from[static_cast<std::size_t>(node.inputs[h.input])]) {
+          return true;
+        }
+      }
+      for (ir::ValueId out : node.outputs) from[static_cast<std::size_t>(out)] = true;
+    }
+    return false;
+  }
+
   // A consumed value outside the domain of the slot it would feed (log of a value with
   // negative elements) gives way to another value inside it, or else to a fresh leaf (drawn
   // inside it): the op is still inserted, at a place where it can be finite.
   void keep_inside_domains(const OpSpec& spec, Plan& p) {
     const std::vector<DomainHint> hints = domain_hints(spec.op, is_floating(p.data_dtype));
     if (hints.empty()) return;
+    // A drawn value (weft/ir/random.h) is the engine's draw here and another on every PyTorch
+    // path: that it lies inside the domain tells nothing (seed 1401: bernoulli of a squared
+    // randn_like, whose probabilities passed 1 on LibTorch's draws and it refused them).
+    const std::vector<bool> drawn = ir::random_dependent(graph_);
     std::size_t slot = 0;
     for (std::size_t i = 0; i < p.decls.size(); ++i) {
       if (!p.bindings[i].present) continue;
       const std::size_t this_slot = slot++;
       if (p.bound[i] == nullptr) continue;
       auto inside = [&](const Candidate& c) {
+        if (drawn[static_cast<std::size_t>(c.id)]) return false;
         for (const DomainHint& h : hints) {
           if (h.input == this_slot && !inside_domain(h, vals_[static_cast<std::size_t>(c.id)])) {
             return false;
@@ -371,6 +395,10 @@ class Build {
     const Candidate target = placeholders_[which];
     const OpSpec& spec = gen::spec(draw_op());
     if (!(spec.dtypes & dtype_class(target.dtype))) return false;
+    // A draw (its inputs are fresh, so only its own) does not replace a value from which a
+    // consumer's input is kept inside a domain: PyTorch's draws need not stay inside
+    // (keep_inside_domains).
+    if (ir::is_random_op(spec.op) && feeds_a_domain(target.id)) return false;
     Plan p = plan(spec, /*allow_bound=*/false);
     // Most ops keep their data input's rank: giving fresh data inputs the target's rank makes
     // the draws (which imitate the target's dims) hit it without Z3 most of the time.

@@ -335,12 +335,25 @@ std::optional<std::string> differs(const Item& item, const Tensor& first, const 
   if (first.sizes() != item.shape) return std::nullopt;  // reported as a shape mismatch
   const std::vector<double> a = first.to_vector<double>();
   const std::vector<double> b = later.to_vector<double>();
-  for (std::size_t i = 0; i < a.size() && item.drawn; ++i) {
-    // Drawn under the same seed on every call: the same numbers, bit for bit.
-    if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;
-    return item.what + " " + shape_text(item.shape) +
-           ", drawn under the same seed: " + number_text(b[i]) + " at element " +
-           std::to_string(i) + ", the call before gave " + number_text(a[i]);
+  if (item.drawn) {
+    // Drawn under the same seed on every call: the same numbers, up to the rounding of what a
+    // later (fused) graph computes from them (seed 1401: torchscript-nnc's gradient through a
+    // dropout mask, 1.5e-7 apart). Another draw differs by the values' own size.
+    double scale = 0;
+    for (double v : a) {
+      if (std::isfinite(v)) scale = std::max(scale, std::abs(v));
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;
+      if (item.floating && std::isfinite(a[i]) && std::isfinite(b[i]) &&
+          std::abs(a[i] - b[i]) <= factor * item.eps * (std::abs(a[i]) + scale + item.case_scale)) {
+        continue;
+      }
+      return item.what + " " + shape_text(item.shape) +
+             ", drawn under the same seed: " + number_text(b[i]) + " at element " +
+             std::to_string(i) + ", the call before gave " + number_text(a[i]);
+    }
+    return std::nullopt;
   }
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) continue;

@@ -14,6 +14,7 @@
 #include "weft/gen/value_search.h"
 #include "weft/ir/execute.h"
 #include "weft/ir/graph_json.h"
+#include "weft/ir/random.h"
 #include "weft/ir/shape_sets.h"
 #include "weft/ir/validate.h"
 
@@ -132,6 +133,31 @@ TEST(Generator, OpListsRestrictWhatIsDrawn) {
   }
   options.exclude = {ir::OpKind::Add, ir::OpKind::Relu, ir::OpKind::Matmul};
   EXPECT_THROW(generator.generate(options), Error);
+}
+
+// An op that refuses values outside a domain (bernoulli's probabilities) never consumes a drawn
+// value: the engine's draw may lie inside the domain where PyTorch's does not (seed 1401:
+// bernoulli of a squared randn_like, refused by LibTorch). It still consumes other values.
+TEST(Generator, DrawnValuesDoNotFeedOpsThatRefuseOutsideADomain) {
+  Generator generator;
+  CaseOptions options;
+  options.generator.nodes = 6;
+  options.generator.ops = {ir::OpKind::RandnLike, ir::OpKind::RandLike, ir::OpKind::Mul,
+                           ir::OpKind::Bernoulli, ir::OpKind::Sigmoid};
+  int bernoullis = 0, bound = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    options.generator.seed = seed;
+    const GeneratedCase c = generate_case(generator, options);
+    const std::vector<bool> drawn = ir::random_dependent(c.graph);
+    for (const ir::Node& n : c.graph.nodes()) {
+      if (n.op != ir::OpKind::Bernoulli) continue;
+      ++bernoullis;
+      bound += c.graph.producer(n.inputs[0]).has_value() ? 1 : 0;
+      EXPECT_FALSE(drawn[static_cast<std::size_t>(n.inputs[0])]) << "seed " << seed;
+    }
+  }
+  EXPECT_GT(bernoullis, 10);
+  EXPECT_GT(bound, 0) << "bernoulli never consumed a computed value";
 }
 
 // A capability gap of the PyTorch under test (pad of int64) is never generated; the same op on
