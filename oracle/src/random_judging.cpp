@@ -9,26 +9,6 @@ namespace weft::oracle::random_judging {
 
 namespace {
 
-// Ops whose result carries no gradient to their input: a leaf's gradient does not flow there.
-bool blocks_gradient(ir::OpKind op) {
-  switch (op) {
-    case ir::OpKind::RandLike:
-    case ir::OpKind::RandnLike:
-    case ir::OpKind::Rand:
-    case ir::OpKind::Randn:
-    case ir::OpKind::RandintLike:
-    case ir::OpKind::Bernoulli:  // its derivative is zero
-    case ir::OpKind::Randperm:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_sampler(ir::OpKind op) {
-  return blocks_gradient(op);
-}
-
 std::string number(double v) {
   std::ostringstream text;
   text << v;
@@ -47,7 +27,7 @@ DrawnResults drawn_results(const ir::Graph& graph) {
   for (ir::ValueId out : graph.outputs()) {
     drawn.outputs.push_back(dependent[static_cast<std::size_t>(out)]);
     const std::optional<std::size_t> producer = graph.producer(out);
-    const bool sampler = producer && is_sampler(graph.nodes()[*producer].op);
+    const bool sampler = producer && ir::is_sampler(graph.nodes()[*producer].op);
     drawn.sampler.push_back(sampler ? producer : std::nullopt);
   }
   // A leaf's gradient is drawn when a node its gradient flows back from computes a drawn result
@@ -57,7 +37,7 @@ DrawnResults drawn_results(const ir::Graph& graph) {
   for (auto node = graph.nodes().rbegin(); node != graph.nodes().rend(); ++node) {
     bool feeds = false;
     for (ir::ValueId out : node->outputs) feeds = feeds || live[static_cast<std::size_t>(out)];
-    if (!feeds || blocks_gradient(node->op)) continue;
+    if (!feeds || ir::is_sampler(node->op)) continue;  // no gradient flows into a sampler
     for (ir::ValueId in : node->inputs) live[static_cast<std::size_t>(in)] = true;
   }
   for (ir::LeafKind kind : {ir::LeafKind::Input, ir::LeafKind::Parameter}) {
@@ -66,7 +46,7 @@ DrawnResults drawn_results(const ir::Graph& graph) {
       reached[static_cast<std::size_t>(leaf)] = true;
       bool through_draw = false;
       for (const ir::Node& node : graph.nodes()) {
-        if (blocks_gradient(node.op)) continue;
+        if (ir::is_sampler(node.op)) continue;
         bool from_leaf = false;
         for (ir::ValueId in : node.inputs)
           from_leaf = from_leaf || reached[static_cast<std::size_t>(in)];

@@ -24,6 +24,21 @@ bool is_random_op(OpKind op) {
   }
 }
 
+bool is_sampler(OpKind op) {
+  switch (op) {
+    case OpKind::RandLike:
+    case OpKind::RandnLike:
+    case OpKind::Rand:
+    case OpKind::Randn:
+    case OpKind::RandintLike:
+    case OpKind::Bernoulli:
+    case OpKind::Randperm:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool draws_random(const Node& node) {
   switch (node.op) {
     case OpKind::Dropout:

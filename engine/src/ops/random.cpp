@@ -1,14 +1,12 @@
 // Random draws: the dropouts, rrelu in training, and the sampling ops. Each draws from a
-// std::mt19937_64 seeded with the op's `seed`, in row-major order, so that a graph computes the
-// same values on every run, and the float64 reference and the float32 engine draw the same
-// numbers. PyTorch's generators draw others: the oracle judges what depends on a draw by shape,
-// type, range and repeatability under one seed (weft/oracle/random_judging.h), never by value.
-// The dropouts and rrelu multiply by a noise tensor drawn without a gradient, so autograd gives
-// their derivatives; the samplers are not differentiable.
+// weft::Generator (weft/random.h) seeded with the op's `seed`, in row-major order, so that a graph
+// computes the same values on every run, and the float64 reference and the float32 engine draw the
+// same numbers. PyTorch's generators draw others: the oracle judges what depends on a draw by
+// shape, type, range and repeatability under one seed (weft/oracle/random_judging.h), never by
+// value. The dropouts and rrelu multiply by a noise tensor drawn without a gradient, so autograd
+// gives their derivatives; the samplers are not differentiable.
 #include <algorithm>
 #include <cmath>
-#include <numeric>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,12 +15,11 @@
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ops.h"
+#include "weft/random.h"
 
 namespace weft {
 
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 void check_probability(double p) {
   if (!(p >= 0.0 && p <= 1.0)) {
@@ -40,7 +37,8 @@ void check_floating(const Tensor& x, const char* kernel) {
 }
 
 // The significand bits of a floating type: a uniform draw of that many bits is exactly
-// representable in it, so U[0, 1) never rounds up to 1.
+// representable in it, so U[0, 1) never rounds up to 1 (weft::rand draws 53 bits and rounds
+// them to the type, which can reach 1 in float32 and the 16-bit types).
 int significand_bits(Dtype dtype) {
   switch (dtype) {
     case Dtype::Float16:
@@ -54,8 +52,9 @@ int significand_bits(Dtype dtype) {
   }
 }
 
-double uniform(std::mt19937_64& rng, int bits) {
-  return static_cast<double>(rng() >> (64 - bits)) * std::ldexp(1.0, -bits);
+double uniform_of_type(Generator& gen, Dtype dtype) {
+  const int bits = significand_bits(dtype);
+  return static_cast<double>(gen.engine()() >> (64 - bits)) * std::ldexp(1.0, -bits);
 }
 
 // The drawn values as a tensor of `shape` and `dtype`, outside autograd.
@@ -66,9 +65,9 @@ Tensor drawn(const std::vector<double>& values, IntList shape, Dtype dtype) {
 
 // One keep (1) or drop (0) per element of `shape`: 1 with probability 1 - p.
 std::vector<double> keep_mask(IntList shape, double p, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+  Generator gen(seed);
   std::vector<double> mask(static_cast<std::size_t>(numel_of(shape)));
-  for (double& v : mask) v = uniform(rng, 53) < 1.0 - p ? 1.0 : 0.0;
+  for (double& v : mask) v = gen.uniform() < 1.0 - p ? 1.0 : 0.0;
   return mask;
 }
 
@@ -109,23 +108,16 @@ Tensor dropout_like(const Tensor& x, double p, bool training, std::uint64_t seed
 
 Tensor uniform_draws(const Tensor& x, std::uint64_t seed) {
   check_floating(x, "check_uniform_bounds");
-  std::mt19937_64 rng(seed);
-  const int bits = significand_bits(x.dtype());
+  Generator gen(seed);
   std::vector<double> values(static_cast<std::size_t>(x.numel()));
-  for (double& v : values) v = uniform(rng, bits);
+  for (double& v : values) v = uniform_of_type(gen, x.dtype());
   return drawn(values, x.sizes(), x.dtype());
 }
 
 Tensor normal_draws(const Tensor& x, std::uint64_t seed) {
   check_floating(x, "normal_kernel_cpu");
-  std::mt19937_64 rng(seed);
-  std::vector<double> values(static_cast<std::size_t>(x.numel()));
-  for (double& v : values) {
-    // Box-Muller on (0, 1] x [0, 1): finite, since the radius's uniform is never 0.
-    const double radius = std::sqrt(-2.0 * std::log(1.0 - uniform(rng, 53)));
-    v = radius * std::cos(2.0 * kPi * uniform(rng, 53));
-  }
-  return drawn(values, x.sizes(), x.dtype());
+  Generator gen(seed);
+  return randn(x.sizes(), dtype(x.dtype()), &gen);
 }
 
 ir::Attributes dropout_attributes(double p, bool training, std::uint64_t seed) {
@@ -175,14 +167,14 @@ Tensor rrelu(const Tensor& x, double lower, double upper, bool training, std::ui
   check_floating(x, "rrelu_with_noise_out_cpu");
   // ATen's _rrelu_with_noise_train: a slope from U(lower, upper) where x <= 0, 1 elsewhere;
   // the gradient is the slope (the noise ATen saves).
-  std::mt19937_64 rng(seed);
+  Generator gen(seed);
   std::vector<double> slopes;
   {
     autograd::NoGradGuard guard;
     slopes = x.to(Dtype::Float64).contiguous().to_vector<double>();
   }
   for (double& v : slopes) {
-    const double r = lower + (upper - lower) * uniform(rng, 53);
+    const double r = lower + (upper - lower) * gen.uniform();
     v = v <= 0.0 ? r : 1.0;  // NaN: slope 1, NaN stays NaN
   }
   return mul(x, drawn(slopes, x.sizes(), x.dtype()));
@@ -219,20 +211,11 @@ Tensor randint_like(const Tensor& x, std::int64_t low, std::int64_t high, std::u
                     .set("high", high)
                     .set("seed", static_cast<std::int64_t>(seed)),
                 randint_like(x, low, high, seed));
-  if (low >= high) {
-    std::ostringstream message;
-    message << "random_ expects 'from' to be less than 'to', but got from=" << low
-            << " >= to=" << high;
-    throw Error(message.str());
-  }
   if (x.dtype() == Dtype::Bool && (low < 0 || high > 2)) {
     throw Error("random_ expects 'from' and 'to' to be within the range of the bool type");
   }
-  std::mt19937_64 rng(seed);
-  const auto range = static_cast<std::uint64_t>(high - low);
-  std::vector<double> values(static_cast<std::size_t>(x.numel()));
-  for (double& v : values) v = static_cast<double>(low + static_cast<std::int64_t>(rng() % range));
-  return drawn(values, x.sizes(), x.dtype());
+  Generator gen(seed);
+  return randint(low, high, x.sizes(), dtype(x.dtype()), &gen);  // checks low < high
 }
 
 Tensor bernoulli(const Tensor& p, std::uint64_t seed) {
@@ -244,11 +227,11 @@ Tensor bernoulli(const Tensor& p, std::uint64_t seed) {
     autograd::NoGradGuard guard;
     values = p.to(Dtype::Float64).contiguous().to_vector<double>();
   }
-  std::mt19937_64 rng(seed);
+  Generator gen(seed);
   for (double& v : values) {
     if (!(v >= 0.0 && v <= 1.0))
       throw Error("Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
-    v = uniform(rng, 53) < v ? 1.0 : 0.0;
+    v = gen.uniform() < v ? 1.0 : 0.0;
   }
   Tensor out = drawn(values, p.sizes(), p.dtype());
   // PyTorch's derivative of bernoulli's probabilities is zero (not undefined).
@@ -269,9 +252,9 @@ Tensor bernoulli(const Tensor& x, double p, std::uint64_t seed) {
     throw Error(message.str());
   }
   check_floating(x, "bernoulli_scalar_cpu_");
-  std::mt19937_64 rng(seed);
+  Generator gen(seed);
   std::vector<double> values(static_cast<std::size_t>(x.numel()));
-  for (double& v : values) v = uniform(rng, 53) < p ? 1.0 : 0.0;
+  for (double& v : values) v = gen.uniform() < p ? 1.0 : 0.0;
   Tensor out = drawn(values, x.sizes(), x.dtype());
   autograd::record_function("BernoulliBackward1", {x}, {out}, {x},
                             [](const std::vector<Tensor>&, const std::vector<Tensor>& saved) {
@@ -281,19 +264,8 @@ Tensor bernoulli(const Tensor& x, double p, std::uint64_t seed) {
 }
 
 Tensor randperm(std::int64_t n, std::uint64_t seed) {
-  if (n < 0) {
-    std::ostringstream message;
-    message << "n must be non-negative, got" << n;
-    throw Error(message.str());
-  }
-  std::vector<std::int64_t> values(static_cast<std::size_t>(n));
-  std::iota(values.begin(), values.end(), 0);
-  std::mt19937_64 rng(seed);
-  // Fisher-Yates with the generator's own words (std::shuffle's draws are not portable).
-  for (std::size_t i = values.size(); i > 1; --i) {
-    std::swap(values[i - 1], values[static_cast<std::size_t>(rng() % i)]);
-  }
-  return tensor(values, {n});
+  Generator gen(seed);
+  return randperm(n, &gen);
 }
 
 Tensor randperm(const Tensor& size_of, std::int64_t dim, std::uint64_t seed) {

@@ -11,6 +11,7 @@
 #include "weft/autograd.h"
 #include "weft/error.h"
 #include "weft/ir/execute.h"
+#include "weft/ir/random.h"
 #include "weft/ops.h"
 
 namespace weft::ops_detail {
@@ -39,17 +40,10 @@ bool moves_only(ir::OpKind op) {
     case ir::OpKind::Cat:
     case ir::OpKind::Stack:
     case ir::OpKind::Copy:  // the result is self's dtype, whatever src's
-    // Draws in the 16-bit type itself: U[0, 1) rounded from float32 could reach 1.
-    case ir::OpKind::RandLike:
-    case ir::OpKind::RandnLike:
-    case ir::OpKind::Rand:
-    case ir::OpKind::Randn:
-    case ir::OpKind::RandintLike:
-    case ir::OpKind::Bernoulli:
-    case ir::OpKind::Randperm:
       return true;
     default:
-      return false;
+      // Samplers draw in the 16-bit type itself: U[0, 1) rounded from float32 could reach 1.
+      return ir::is_sampler(op);
   }
 }
 

@@ -12,6 +12,9 @@ namespace weft::ir {
 // A random-family op (dropouts, rrelu, rand_like, randn_like, rand, randn, randint_like,
 // bernoulli, randperm), whatever its attributes.
 bool is_random_op(OpKind op);
+// The samplers among them: their values do not depend on their input's, and they carry no
+// gradient to it (bernoulli's derivative is zero).
+bool is_sampler(OpKind op);
 // Whether the node draws: the samplers always; the dropouts in training with 0 < p < 1; rrelu in
 // training with lower < upper. (Evaluation mode, p = 0 or p = 1 compute without drawing.)
 bool draws_random(const Node& node);
